@@ -1,0 +1,219 @@
+"""The one helper every script shares: a Spark session with Delta Lake, the paths, the run-date rules.
+
+    from delta_session import delta_spark, orders_table
+    spark = delta_spark("notebook")
+    orders_table(spark).show()
+
+Everything lives below the folder you run in: landing/orders/ for the till's files and
+lake/orders_daily/ for the Delta table. Paths are made absolute here because the JVM's
+working directory does not follow os.chdir.
+"""
+import argparse
+import datetime as dt
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+TABLE = "orders_daily"
+LANDING = Path("landing") / "orders"
+LAKE = Path("lake")
+LOGS = Path("logs")
+LOG4J = Path(__file__).resolve().parent / "log4j2.properties"
+COLUMNS = ("order_id", "customer_id", "amount", "ordered_at")
+MAX_RUNS = 366
+
+SPARK_SETTINGS = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    # No Hive/Derby metastore: it admits one process. Each session registers the table itself.
+    "spark.sql.catalogImplementation": "in-memory",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    # A day is a few rows: two partitions instead of 200 shuffle / 50 Delta snapshot partitions.
+    "spark.sql.shuffle.partitions": "2",
+    "spark.databricks.delta.snapshotPartitions": "2",
+    "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J.as_uri()}",
+}
+
+
+class ToolkitError(Exception):
+    """A problem the user can fix, told in one line; scripts print it and exit 1."""
+
+
+def landing_dir() -> Path:
+    return Path.cwd().resolve() / LANDING
+
+
+def table_path() -> Path:
+    return Path.cwd().resolve() / LAKE / TABLE
+
+
+def day_file(day) -> Path:
+    return landing_dir() / f"{day}.csv"
+
+
+def shown(path: Path) -> str:
+    """A path as the user knows it: relative to the folder they run in."""
+    try:
+        return str(Path(path).relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def parse_date(text: str) -> dt.date:
+    """An ISO date (YYYY-MM-DD) for argparse; anything else is a usage error."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text or ""):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date in the form YYYY-MM-DD")
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a calendar date") from None
+
+
+def parse_month(text: str) -> dt.date:
+    """A month (YYYY-MM) for argparse, as the date of its first day."""
+    if not re.fullmatch(r"\d{4}-\d{2}", text or "") or not 1 <= int(text[5:]) <= 12:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a month in the form YYYY-MM")
+    return dt.date.fromisoformat(f"{text}-01")
+
+
+def day_loaded_by(run_date) -> dt.date:
+    """A run on date D loads day D-1."""
+    return as_date(run_date) - dt.timedelta(days=1)
+
+
+def as_date(value) -> dt.date:
+    return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value))
+
+
+def run_dates(first, last) -> list:
+    first, last = as_date(first), as_date(last)
+    return [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
+
+
+def check_range(parser, first, last, allow_long: bool) -> None:
+    """FIRST after LAST, or more than a year of runs without --allow-long, is a usage error."""
+    if first > last:
+        parser.error(f"FIRST {first} is after LAST {last}")
+    runs = (last - first).days + 1
+    if runs > MAX_RUNS and not allow_long:
+        parser.error(f"{runs} runs is more than a year ({MAX_RUNS}); add --allow-long to confirm")
+
+
+def add_verbose(parser) -> None:
+    parser.add_argument("--verbose", action="store_true",
+                        help="show Spark's full error trace (or set SHOP_VERBOSE=1)")
+
+
+def java_problem() -> str:
+    """Why Java cannot run Spark here, or '' when it can (Spark 4 needs Java 17 or newer)."""
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if not java or not Path(java).exists():
+        return "no Java found: Spark needs Java 17 or 21 (install it, or set JAVA_HOME)"
+    out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+    found = re.search(r'version "(\d+)', out)
+    if not found or int(found.group(1)) < 17:
+        return f"{java} is not Java 17 or newer: Spark 4 needs Java 17 or 21 (set JAVA_HOME)"
+    return ""
+
+
+def delta_spark(app_name: str):
+    """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set."""
+    from pyspark.sql import SparkSession
+    if os.environ.get("SPARK_REMOTE"):
+        return SparkSession.builder.remote(os.environ["SPARK_REMOTE"]).appName(app_name).getOrCreate()
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    problem = java_problem()
+    if problem:
+        raise ToolkitError(problem)
+    from delta import configure_spark_with_delta_pip
+    builder = SparkSession.builder.master(os.environ.get("SPARK_MASTER", "local[*]")).appName(app_name)
+    for key, value in SPARK_SETTINGS.items():
+        builder = builder.config(key, value)
+    builder = configure_spark_with_delta_pip(builder)
+    try:
+        with jvm_output_to_log():
+            return builder.getOrCreate()
+    except Exception as error:
+        raise ToolkitError(f"Spark with Delta did not start ({type(error).__name__}); its first start "
+                           f"downloads Delta's JARs from Maven Central; see {shown(spark_log())}") from error
+
+
+def spark_log() -> Path:
+    return Path.cwd().resolve() / LOGS / "spark.log"
+
+
+class jvm_output_to_log:
+    """Send the JVM's console output (Maven resolution, Java warnings) to logs/spark.log.
+
+    The JVM inherits this process's stderr when it starts; pointing fd 2 at the log file for
+    that moment keeps the scripts' terminal output to their own lines. SHOP_VERBOSE=1 keeps it all.
+    """
+
+    def __enter__(self):
+        self.saved = None
+        if os.environ.get("SHOP_VERBOSE"):
+            return self
+        spark_log().parent.mkdir(parents=True, exist_ok=True)
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        with open(spark_log(), "a") as log:
+            os.dup2(log.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            sys.stderr.flush()
+            os.dup2(self.saved, 2)
+            os.close(self.saved)
+        return False
+
+
+def table_exists(spark) -> bool:
+    return (table_path() / "_delta_log").is_dir()
+
+
+def orders_table(spark):
+    """orders_daily as a DataFrame, registered in this session's catalog under its name."""
+    if not table_exists(spark):
+        raise ToolkitError(f"no Delta table at {shown(table_path())}: load a day first "
+                           f"(python load_day.py RUN_DATE or python backfill.py FIRST LAST)")
+    register_table(spark)
+    return spark.table(TABLE)
+
+
+def register_table(spark) -> None:
+    """Point the name orders_daily at the table below the current folder (no metastore needed)."""
+    location = table_path().as_uri()
+    if spark.conf.get("shop.orders_daily.location", "") == location:
+        return
+    spark.sql(f"DROP TABLE IF EXISTS {TABLE}")
+    spark.sql(f"CREATE TABLE {TABLE} USING DELTA LOCATION '{location}'")
+    spark.conf.set("shop.orders_daily.location", location)
+
+
+def one_line(error: BaseException) -> str:
+    """A Spark/Delta error as one line: its error class and the first line of its message."""
+    if isinstance(error, ToolkitError):
+        return str(error)
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return f"{type(error).__name__}: {text[:300]}"
+
+
+def run_main(main_body, verbose: bool) -> int:
+    """Run a script's work: one line and exit 1 on any error, the full trace with --verbose."""
+    verbose = verbose or bool(os.environ.get("SHOP_VERBOSE"))
+    try:
+        return main_body()
+    except Exception as error:
+        if verbose:
+            raise
+        print(f"error: {one_line(error)}", file=sys.stderr)
+        return 1
