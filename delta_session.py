@@ -200,14 +200,14 @@ def table_exists(spark) -> bool:
 
 def delta_log_problem(log: Path) -> str:
     """Why the Delta log cannot be read, or '': no commit at all, or a commit Delta would read is not JSON."""
-    commits = sorted(log.glob("*.json")) if log.is_dir() else []
+    commits = sorted(path for path in log.glob("*.json") if re.fullmatch(r"\d{20}\.json", path.name))
     if not commits:
         return (f"no commits in {shown(log)}; restore it from a backup, or delete the folder "
                 f"if its first load was interrupted")
-    checkpoints = [int(path.name.split(".")[0]) for path in log.glob("*.checkpoint*.parquet")]
+    checkpoints = [int(path.name[:20]) for path in log.glob("[0-9]*.checkpoint*.parquet")]
     newest_checkpoint = max(checkpoints, default=-1)
     for path in commits:
-        if int(path.name.split(".")[0]) > newest_checkpoint:
+        if int(path.name[:20]) > newest_checkpoint:
             problem = not_json_line(path)
             if problem:
                 return f"commit {shown(path)} {problem} (damaged); restore it from a backup"
