@@ -40,6 +40,7 @@ def table_summary(spark) -> str:
 def backfill(spark, first, last, show=print) -> tuple:
     """Run every date from first to last; show each run's line; return (failed dates, closing line)."""
     dates = run_dates(first, last)
+    table_exists(spark)  # a damaged table stops the backfill in one line, before its first run
     failed = []
     for run_date in dates:
         ok, line = run_one(spark, run_date)

@@ -10,6 +10,7 @@ working directory does not follow os.chdir.
 """
 import argparse
 import datetime as dt
+import json
 import os
 import re
 import shutil
@@ -185,7 +186,44 @@ class jvm_output_to_log:
 
 
 def table_exists(spark) -> bool:
-    return (table_path() / "_delta_log").is_dir()
+    """False only when lake/orders_daily does not exist at all (the first load creates it).
+
+    A folder there without a readable Delta log is an error, never a place to start a new table:
+    a deleted or damaged _delta_log would otherwise be papered over by a table holding one day."""
+    if not table_path().exists():
+        return False
+    problem = delta_log_problem(table_path() / "_delta_log")
+    if problem:
+        raise ToolkitError(f"table {shown(table_path())} cannot be read: {problem}")
+    return True
+
+
+def delta_log_problem(log: Path) -> str:
+    """Why the Delta log cannot be read, or '': no commit at all, or a commit Delta would read is not JSON."""
+    commits = sorted(path for path in log.glob("*.json") if re.fullmatch(r"\d{20}\.json", path.name))
+    if not commits:
+        return (f"no commits in {shown(log)}; restore it from a backup, or delete the folder "
+                f"if its first load was interrupted")
+    checkpoints = [int(path.name[:20]) for path in log.glob("[0-9]*.checkpoint*.parquet")]
+    newest_checkpoint = max(checkpoints, default=-1)
+    for path in commits:
+        if int(path.name[:20]) > newest_checkpoint:
+            problem = not_json_line(path)
+            if problem:
+                return f"commit {shown(path)} {problem} (damaged); restore it from a backup"
+    return ""
+
+
+def not_json_line(path: Path) -> str:
+    """'line N is not JSON' for the first line of path that does not parse, or ''."""
+    with open(path, "rb") as lines:
+        for number, line in enumerate(lines, start=1):
+            try:
+                if line.strip():
+                    json.loads(line)
+            except ValueError:
+                return f"line {number} is not JSON"
+    return ""
 
 
 def orders_table(spark):
@@ -212,6 +250,8 @@ def one_line(error: BaseException) -> str:
     if isinstance(error, ToolkitError):
         return str(error)
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if hasattr(error, "java_exception"):  # a Py4JJavaError says only "An error occurred while calling o60"
+        text = str(error.java_exception.toString()).strip().splitlines()[0]
     return f"{type(error).__name__}: {text[:300]}"
 
 

@@ -46,8 +46,8 @@ def read_day_file(day: dt.date, keep_ids: bool = True) -> DayFile:
         rows = csv.reader(decoded_lines(raw, path, digest))
         found = DayFile(path, read_header(rows, path))
         for row in rows:
-            if not any(cell.strip() for cell in row):
-                continue  # blank lines (a trailing newline or two) carry no order
+            if not row:
+                continue  # blank lines (a trailing newline or two) carry no order; ",,," is checked
             order_id = check_row(dict(zip(found.columns, row)), len(row), found, day, rows.line_num)
             if order_id in seen:
                 raise bad_line(path, rows.line_num, f"order_id {order_id} appears twice in the file")
@@ -140,6 +140,16 @@ def ids_on_other_days(spark, orders, day: dt.date) -> list:
     return sorted((row.order_id, row.order_date) for row in clash)
 
 
+def line_of_id(found: DayFile, order_id: int) -> int:
+    """The line of the file (a checked one) that holds order_id."""
+    with open(found.path, encoding="utf-8-sig", newline="") as handle:
+        rows = csv.reader(handle)
+        for row in rows:
+            if row and dict(zip(found.columns, row)).get("order_id") == str(order_id):
+                return rows.line_num
+    return 0
+
+
 def lineage(run_date: dt.date, day: dt.date, found: DayFile) -> str:
     """What this commit loaded, as JSON for the commit's user metadata."""
     return json.dumps({"run_date": str(run_date), "day": str(day), "file": shown(found.path),
@@ -158,7 +168,8 @@ def load_day(spark, run_date) -> str:
     clash = ids_on_other_days(spark, orders, day)
     if clash:
         listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash)
-        raise ToolkitError(f"{shown(found.path)}: order_id already stored on another day: {listed}")
+        raise bad_line(found.path, line_of_id(found, clash[0][0]),
+                       f"order_id already stored on another day: {listed}")
     (orders.write.format("delta").mode("overwrite")
      .option("replaceWhere", f"order_date = '{day}'")
      .option("userMetadata", lineage(run_date, day, found))

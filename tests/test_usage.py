@@ -15,6 +15,20 @@ from conftest import run_script
     ("backfill.py", ["2025-01-01", "2026-09-02"], "610 runs is more than a year (366); add --allow-long"),
     ("history.py", ["--limit", "0"], "--limit must be 1 or more, not 0"),
     ("load_day.py", ["2026-09-16", "--fast"], "unrecognized arguments: --fast"),
+    ("load_day.py", [], "the following arguments are required: run_date"),
+    ("check_day.py", ["16/09/2026"], "argument run_date: '16/09/2026' is not a date in the form YYYY-MM-DD"),
+    ("check_day.py", ["2026-09-16", "--all"], "unrecognized arguments: --all"),
+    ("check_month.py", ["2026-09-01"], "argument month: '2026-09-01' is not a month in the form YYYY-MM"),
+    ("check_month.py", ["September"], "argument month: 'September' is not a month in the form YYYY-MM"),
+    ("check_month.py", ["2026-09", "--fix"], "unrecognized arguments: --fix"),
+    ("backfill.py", ["2026-09-02", "someday"], "argument last: 'someday' is not a date in the form YYYY-MM-DD"),
+    ("backfill.py", ["2026-02-29", "2026-03-01"], "argument first: '2026-02-29' is not a calendar date"),
+    ("backfill.py", ["2026-09-02"], "the following arguments are required: last"),
+    ("backfill.py", ["2025-09-01", "2026-09-02"], "367 runs is more than a year (366); add --allow-long"),
+    ("backfill.py", ["2026-09-02", "2026-10-01", "--parallel"], "unrecognized arguments: --parallel"),
+    ("history.py", ["--limit", "many"], "argument --limit: invalid int value: 'many'"),
+    ("history.py", ["--since", "2026-09-01"], "unrecognized arguments: --since"),
+    ("make_days.py", ["--month", "2026-10"], "unrecognized arguments: --month 2026-10"),
 ])
 def test_bad_arguments_are_usage_errors_before_spark(tmp_path, script, args, message):
     done = run_script(script, *args, cwd=tmp_path)
@@ -23,3 +37,9 @@ def test_bad_arguments_are_usage_errors_before_spark(tmp_path, script, args, mes
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"{script}: error: ") and message in last
     assert not (tmp_path / "logs").exists()  # no Spark was started
+
+
+def test_a_long_range_passes_with_allow_long_and_a_year_without():
+    from backfill import parse_args
+    assert str(parse_args(["2025-01-01", "2026-09-02", "--allow-long"]).first) == "2025-01-01"
+    assert str(parse_args(["2025-09-02", "2026-09-02"]).last) == "2026-09-02"  # 366 runs

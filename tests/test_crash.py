@@ -1,0 +1,137 @@
+"""SIGKILL a running backfill at seeded random moments: the table always reads, every day holds its
+complete old rows or its complete new rows, and a rerun ends exactly as an uninterrupted run.
+
+Each attempt rewrites the days' files as a new variant (customer ids suffixed vK), so old and new
+rows differ on every day. The backfill runs in its own process group and the whole group is killed:
+PySpark's JVM is a child of the Python process (it would exit on its own only once it sees its stdin
+close, possibly after finishing a commit), so killing the group stops both at the same instant.
+"""
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from conftest import ROOT, table_rows
+from fingerprint import content_sha256
+from delta_session import day_file
+
+FIRST, LAST = "2026-09-02", "2026-09-05"  # 4 runs: days 2026-09-01 .. 2026-09-04
+KILLS = 20
+FINAL = 99
+
+
+def variant_rows(base: list, variant: int) -> list:
+    return sorted((i, f"{customer}v{variant}", amount, at, day) for i, customer, amount, at, day in base)
+
+
+def write_variant(base_files: dict, variant: int) -> None:
+    """Rewrite each day's file with its customer ids suffixed v<variant>."""
+    for day, lines in base_files.items():
+        rows = [line.split(",") for line in lines[1:]]
+        body = [lines[0]] + [",".join([i, f"{c}v{variant}", a, at]) for i, c, a, at in rows]
+        day_file(day).write_text("\n".join(body) + "\n")
+
+
+def by_day(rows: list) -> dict:
+    days = {}
+    for row in rows:
+        days.setdefault(row[4], []).append(row)
+    return days
+
+
+class Backfill:
+    """`python backfill.py FIRST LAST` in its own process group, noting when its first line appears."""
+
+    def __init__(self, folder: Path):
+        self.started = time.monotonic()
+        self.process = subprocess.Popen([sys.executable, str(ROOT / "backfill.py"), FIRST, LAST], cwd=folder,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                        start_new_session=True)
+        self.first_line, self.lines = threading.Event(), []
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        for line in self.process.stdout:
+            self.lines.append((time.monotonic() - self.started, line))
+            self.first_line.set()
+
+    def finish(self) -> float:
+        assert self.process.wait(timeout=600) == 0, self.lines
+        return time.monotonic() - self.started
+
+    def kill(self) -> bool:
+        """SIGKILL the whole group; True if the backfill was still running."""
+        running = self.process.poll() is None
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while group_members(self.process.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert group_members(self.process.pid) == [], "a process of the killed backfill lives on"
+        return running
+
+
+def group_members(group: int) -> list:
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            members.append(stat.parent.name)
+    return members
+
+
+def sleep_to_kill_moment(run: Backfill, rng: random.Random, first: float, rest: float) -> None:
+    """A quarter of kills land in the first run (timed from the start), the rest after its line."""
+    if rng.random() < 0.25:
+        time.sleep(max(0.0, rng.uniform(first - rest / 3, first) - (time.monotonic() - run.started)))
+    else:
+        run.first_line.wait(timeout=300)
+        time.sleep(rng.uniform(0, rest))
+
+
+def test_killed_backfill_leaves_whole_days_and_a_rerun_converges(spark, days, tmp_path, monkeypatch):
+    from backfill import backfill
+    assert backfill(spark, FIRST, LAST, show=lambda line: None)[0] == []
+    base = table_rows(spark)
+    base_files = {day: day_file(day).read_text().splitlines() for day in by_day(base)}
+
+    reference = tmp_path / "reference"  # the uninterrupted run, from the same start, on the final files
+    shutil.copytree(days / "lake", reference / "lake")
+    shutil.copytree(days / "landing", reference / "landing")
+    monkeypatch.chdir(reference)
+    write_variant(base_files, FINAL)
+    run = Backfill(reference)
+    total = run.finish()
+    first = run.lines[0][0]
+    expected = content_sha256(spark)
+    assert table_rows(spark) == variant_rows(base, FINAL)
+
+    monkeypatch.chdir(days)
+    rng, kills, attempt = random.Random(6), 0, 0
+    while kills < KILLS:
+        attempt += 1
+        assert attempt <= 2 * KILLS, f"only {kills} kills landed while a backfill ran"
+        before = by_day(table_rows(spark))
+        write_variant(base_files, attempt)
+        run = Backfill(days)
+        sleep_to_kill_moment(run, rng, first, total - first)
+        kills += run.kill()
+        after = by_day(table_rows(spark))  # the table reads
+        assert set(after) == set(before)
+        for day, rows in after.items():
+            assert rows in (before[day], by_day(variant_rows(base, attempt))[day]), (attempt, day, rows)
+
+    write_variant(base_files, FINAL)
+    Backfill(days).finish()
+    assert content_sha256(spark) == expected
