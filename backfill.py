@@ -6,6 +6,12 @@ A line per run as it goes, with its time. A failed run (no file, bad data, a fai
 reported and the backfill goes on with the next date, as an orchestrator's backfill does; the
 closing line counts and names the failed run dates, and the exit code is 1 if any failed.
 Rerunning it, or starting over after a stop, ends with the same table.
+
+    python backfill.py 2026-09-02 2026-10-01 --reprocess changed   # only days whose data is not right
+    python backfill.py 2026-09-02 2026-10-01 --reprocess failed --dry-run   # what it would run, and why
+
+--reprocess chooses the run dates from the state of the day each loads (see reprocess.py); the
+closing line counts the skipped ones. --dry-run prints the choice and writes nothing.
 """
 import argparse
 import time
@@ -14,6 +20,7 @@ from delta_session import (TABLE, add_verbose, check_range, delta_spark, one_lin
                            parse_date, run_dates, run_main, table_exists)
 from check_day import check_day
 from load_day import load_day
+from reprocess import REPROCESS, dates_to_run, dry_run
 
 
 def run_one(spark, run_date) -> tuple:
@@ -37,10 +44,12 @@ def table_summary(spark) -> str:
     return f"{TABLE} has {days} days, {orders} orders"
 
 
-def backfill(spark, first, last, show=print) -> tuple:
-    """Run every date from first to last; show each run's line; return (failed dates, closing line)."""
-    dates = run_dates(first, last)
+def backfill(spark, first, last, show=print, reprocess="all") -> tuple:
+    """Run the dates from first to last that reprocess chooses (all: every one); show each run's line;
+    return (failed dates, closing line)."""
     table_exists(spark)  # a damaged table stops the backfill in one line, before its first run
+    dates = dates_to_run(spark, first, last, reprocess)
+    skipped = len(run_dates(first, last)) - len(dates)
     failed = []
     for run_date in dates:
         ok, line = run_one(spark, run_date)
@@ -48,7 +57,8 @@ def backfill(spark, first, last, show=print) -> tuple:
         if not ok:
             failed.append(run_date)
     named = f" ({', '.join(map(str, failed))})" if failed else ""
-    closing = f"ran {len(dates)} runs, {len(failed)} failed{named}; {table_summary(spark)}"
+    skips = f", {skipped} skipped" if skipped else ""
+    closing = f"ran {len(dates)} runs, {len(failed)} failed{named}{skips}; {table_summary(spark)}"
     return failed, closing
 
 
@@ -57,6 +67,9 @@ def parse_args(argv):
     parser.add_argument("first", type=parse_date, help="first run date (YYYY-MM-DD)")
     parser.add_argument("last", type=parse_date, help="last run date (YYYY-MM-DD), included")
     parser.add_argument("--allow-long", action="store_true", help="allow more than a year of runs")
+    parser.add_argument("--reprocess", choices=REPROCESS, default="all",
+                        help="which run dates to run, from the state of their day (default: all)")
+    parser.add_argument("--dry-run", action="store_true", help="print what would run and why; write nothing")
     add_verbose(parser)
     args = parser.parse_args(argv)
     check_range(parser, args.first, args.last, args.allow_long)
@@ -67,8 +80,12 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        failed, closing = backfill(delta_spark("backfill"), args.first, args.last,
-                                   show=lambda line: print(line, flush=True))
+        spark = delta_spark("backfill")
+        if args.dry_run:
+            print("\n".join(dry_run(spark, args.first, args.last, args.reprocess)))
+            return 0
+        failed, closing = backfill(spark, args.first, args.last,
+                                   show=lambda line: print(line, flush=True), reprocess=args.reprocess)
         print(closing)
         return 1 if failed else 0
     return run_main(body, args.verbose)

@@ -2,15 +2,21 @@
 
     python check_month.py 2026-09
 
-Every day counts, also one with no file and no rows. Prints a PROBLEM line per day that does not
-match and a closing line; exit 0 when all days match, 1 otherwise.
+    python check_month.py 2026-09 --json     # every day's state and the lines, as one JSON object
+
+Every day counts, also one with no file and no rows. Draws the month as a calendar with each day's
+state (day_states.py says what each means), then a PROBLEM line per day that does not match its file
+or whose file changed since its load, and a closing line; exit 0 when all days match, 1 otherwise.
 """
 import argparse
 import calendar
 import datetime as dt
+import json
+import sys
 
-from delta_session import add_verbose, as_date, delta_spark, parse_month, run_main
-from check_day import compare_day, file_ids, stored_ids
+from delta_session import add_verbose, as_date, delta_spark, orders_table, parse_date, parse_month, run_main
+from day_states import day_states
+from month_calendar import draw_calendar, wants_colour
 
 
 def month_days(month: dt.date) -> list:
@@ -18,26 +24,55 @@ def month_days(month: dt.date) -> list:
     return [month.replace(day=number) for number in range(1, last + 1)]
 
 
-def check_month(spark, month) -> tuple:
+def first_of(month) -> dt.date:
+    return month.replace(day=1) if isinstance(month, dt.date) else as_date(f"{month}-01")
+
+
+def month_states(spark, month, today=None) -> list:
+    """The DayState of every day of month (day_states.py); today=None marks no day as future."""
+    orders_table(spark)  # a clear error when there is no table
+    days = month_days(first_of(month))
+    return day_states(spark, days[0], days[-1], today)
+
+
+def check_month(spark, month, today=None) -> tuple:
     """Compare every day of month with its file; return (ok, lines to print)."""
-    month = month.replace(day=1) if isinstance(month, dt.date) else as_date(f"{month}-01")
-    days = month_days(month)
-    in_table = stored_ids(spark, days[0], days[-1])
-    results = [compare_day(day, *file_ids(day), in_table.get(day, [])) for day in days]
-    lines = [message for ok, message in results if not ok]
+    return month_verdict(month, month_states(spark, month, today))
+
+
+def month_verdict(month, states) -> tuple:
+    """(ok, PROBLEM lines and the closing line) for a month's day states."""
+    lines = [problem_line(found) for found in states if not found.matches or found.state == "changed"]
     bad = len(lines)
-    label = month.strftime("%Y-%m")
+    label = first_of(month).strftime("%Y-%m")
     if bad:
-        lines.append(f"PROBLEM {label}: {bad} of {len(days)} days do not match")
+        lines.append(f"PROBLEM {label}: {bad} of {len(states)} days do not match")
     else:
-        orders = sum(len(ids) for ids in in_table.values())
-        lines.append(f"ok {label}: all {len(days)} days match their files, {orders} orders")
+        orders = sum(found.rows for found in states)
+        lines.append(f"ok {label}: all {len(states)} days match their files, {orders} orders")
     return bad == 0, lines
+
+
+def problem_line(found) -> str:
+    """compare_day's line, or why a day whose rows still match its file is changed."""
+    if not found.matches:
+        return found.message
+    return (f"PROBLEM {found.day}: file changed since run {found.loaded.get('run_date')} loaded it "
+            f"(sha256 {found.loaded['sha256'][:12]}, now {found.file_sha256[:12]}); "
+            f"reload it with python load_day.py {found.day + dt.timedelta(days=1)}")
+
+
+def month_json(month, today, states, ok: bool, lines: list) -> str:
+    return json.dumps({"month": first_of(month).strftime("%Y-%m"), "today": str(today), "ok": ok,
+                       "days": [found.as_json() for found in states], "lines": lines}, sort_keys=True)
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("month", type=parse_month, help="the month to check, YYYY-MM")
+    parser.add_argument("--today", type=parse_date,
+                        help="days whose run date is after it are future (default: the real date)")
+    parser.add_argument("--json", action="store_true", help="every day's state and the lines, as JSON")
     add_verbose(parser)
     return parser.parse_args(argv)
 
@@ -46,8 +81,13 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        ok, lines = check_month(delta_spark("check_month"), args.month)
-        print("\n".join(lines))
+        today = args.today or dt.date.today()  # the one clock: here, never inside the check
+        states = month_states(delta_spark("check_month"), args.month, today)
+        ok, lines = month_verdict(args.month, states)
+        if args.json:
+            print(month_json(args.month, today, states, ok, lines))
+        else:
+            print("\n".join(draw_calendar(args.month, states, wants_colour(sys.stdout)) + [""] + lines))
         return 0 if ok else 1
     return run_main(body, args.verbose)
 

@@ -9,6 +9,15 @@ from load_day import load_day, main as load_day_main
 
 LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
 SEP_15 = dt.date(2026, 9, 15)
+SEPTEMBER_ALL_OK = """\
+September 2026: 30 ok
+Mon    Tue    Wed    Thu    Fri    Sat    Sun
+        1 ok   2 ok   3 ok   4 ok   5 ok   6 ok
+ 7 ok   8 ok   9 ok  10 ok  11 ok  12 ok  13 ok
+14 ok  15 ok  16 ok  17 ok  18 ok  19 ok  20 ok
+21 ok  22 ok  23 ok  24 ok  25 ok  26 ok  27 ok
+28 ok  29 ok  30 ok
+"""
 
 
 def test_first_load_creates_the_table_with_an_order_date_column(days, spark):
@@ -57,7 +66,7 @@ def test_check_day_says_when_the_file_is_gone(september, spark):
 
 def test_check_month_ok_and_problem_lines(september, spark, capsys):
     assert check_month_main(["2026-09"]) == 0
-    assert capsys.readouterr().out == "ok 2026-09: all 30 days match their files, 130 orders\n"
+    assert capsys.readouterr().out == SEPTEMBER_ALL_OK + "\nok 2026-09: all 30 days match their files, 130 orders\n"
     spark.sql("DELETE FROM orders_daily WHERE order_id = 2054")
     assert check_month(spark, "2026-09") == (False, [
         "PROBLEM 2026-09-13: 2 rows for the file's 3 orders, 1 missing (2054)",

@@ -1,0 +1,99 @@
+"""The state of every day in a range, from the landing files, orders_daily and its history alone.
+
+    from day_states import day_states
+    for found in day_states(spark, "2026-09-01", "2026-09-30"):
+        print(found.day, found.state)
+
+A day is, checked in this order:
+  future    its run date is after `today` (only when a today is given)
+  no file   no landing file, whether the table has rows for it or not
+  missing   a file but no rows
+  changed   the file's sha256 differs from the one the day's latest load recorded
+  mismatch  the rows' order ids differ from the file's (or the file does not pass the checks)
+  ok        the rows match the file, and the file is the one last loaded
+No scheduler database is read: each load records its file's sha256 in its commit (load_day's lineage).
+"""
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass
+
+from delta_session import as_date, day_file, day_loaded_by, run_dates, table_exists, table_path
+from check_day import compare_day, file_ids, stored_ids
+
+STATES = ("ok", "changed", "mismatch", "missing", "no file", "future")
+
+
+@dataclass(frozen=True)
+class DayState:
+    """One day's state, with what it was found from."""
+    day: dt.date
+    state: str
+    matches: bool           # compare_day's verdict: the rows' ids are the file's
+    message: str            # compare_day's line, `ok ...` or `PROBLEM ...`
+    rows: int
+    file_sha256: str        # '' when there is no file
+    loaded: dict            # the lineage of the day's latest load, {} when none is in the history
+
+    def as_json(self) -> dict:
+        return {"day": str(self.day), "state": self.state, "rows": self.rows, "check": self.message,
+                "file_sha256": self.file_sha256 or None,
+                "loaded_sha256": self.loaded.get("sha256"), "loaded_by_run": self.loaded.get("run_date")}
+
+
+def latest_loads(spark, first_day, last_day) -> dict:
+    """For each day from first_day to last_day, the lineage of its latest load; one pass over the history."""
+    if not table_exists(spark):
+        return {}
+    from delta.tables import DeltaTable
+    commits = (DeltaTable.forPath(spark, str(table_path())).history()
+               .where("userMetadata IS NOT NULL").select("version", "userMetadata").collect())
+    first, last, loads = str(as_date(first_day)), str(as_date(last_day)), {}
+    for commit in sorted(commits, key=lambda found: found.version, reverse=True):
+        lineage = parsed_lineage(commit.userMetadata)
+        day = lineage.get("day", "")
+        if first <= day <= last and day not in loads:
+            loads[day] = lineage
+    return {as_date(day): lineage for day, lineage in loads.items()}
+
+
+def parsed_lineage(text: str) -> dict:
+    """A commit's lineage JSON; {} for user metadata some other tool wrote."""
+    try:
+        lineage = json.loads(text)
+    except ValueError:
+        return {}
+    return lineage if isinstance(lineage, dict) and "sha256" in lineage else {}
+
+
+def file_sha256(day) -> str:
+    """The sha256 of day's landing file as load_day records it (all its bytes), '' when there is none."""
+    path = day_file(day)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+
+
+def state_of(day: dt.date, matches: bool, rows: int, sha_now: str, loaded: dict, today=None) -> str:
+    if today is not None and day_loaded_by(as_date(today)) < day:
+        return "future"
+    if not sha_now:
+        return "no file"
+    if rows == 0:
+        return "missing"
+    if loaded and loaded["sha256"] != sha_now:
+        return "changed"
+    return "ok" if matches else "mismatch"
+
+
+def day_states(spark, first_day, last_day, today=None) -> list:
+    """The DayState of every day from first_day to last_day; today=None marks no day as future."""
+    days = run_dates(first_day, last_day)
+    in_table = stored_ids(spark, days[0], days[-1]) if table_exists(spark) else {}
+    loads = latest_loads(spark, days[0], days[-1])
+    found = []
+    for day in days:
+        ids = in_table.get(day, [])
+        matches, message = compare_day(day, *file_ids(day), ids)
+        sha_now, loaded = file_sha256(day), loads.get(day, {})
+        found.append(DayState(day, state_of(day, matches, len(ids), sha_now, loaded, today),
+                              matches, message, len(ids), sha_now, loaded))
+    return found
