@@ -62,3 +62,55 @@ def test_partitioned_runs_all_succeed_in_three_tries(days, spark):
         assert (whole, where) == (True, "experiments/partitioned/lake/orders_daily")
         assert (days / where / "order_date=2026-09-01").is_dir()  # a folder per day: partitioned
     assert not (days / "lake").exists()  # orders_daily itself was not touched
+
+
+def test_partition_table_rewrites_in_one_commit_without_losing_a_row(september, spark):
+    before, version = table_rows(spark), table_version(spark)
+    assert partition_by_day(spark) == (f"orders_daily is now partitioned by order_date: version {version} -> "
+                                       f"{version + 1}, 130 rows, the same as before")
+    assert (table_rows(spark), table_version(spark)) == (before, version + 1)
+    assert partition_columns(spark) == ["order_date"]
+    assert load_day(spark, "2026-09-16") == "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 130"
+    assert table_rows(spark) == before
+    assert partition_by_day(spark) == "orders_daily is already partitioned by order_date: nothing to do"
+
+
+def test_parallel_backfill_into_a_new_partitioned_table_equals_the_sequential_one(
+        september, spark, monkeypatch):
+    sequential = table_rows(spark)
+    shutil.copytree(september / "landing", september / "parallel" / "landing")
+    monkeypatch.chdir(september / "parallel")
+    monkeypatch.setenv("SHOP_PARTITIONED", "1")
+    lines = []
+    failed, closing = backfill_parallel(spark, "2026-09-02", "2026-10-01", 4, show=lines.append)
+    assert (failed, closing) == ([], "ran 30 runs, 0 failed; orders_daily has 30 days, 130 orders")
+    assert partition_columns(spark) == ["order_date"]
+    assert table_rows(spark) == sequential
+    assert len(lines) == 30 and all(re.fullmatch(r"run 2026-\d\d-\d\d loaded .*; ok .* \(\d+\.\d\d s\)", line)
+                                    for line in lines), lines
+
+
+@pytest.mark.parametrize("script, args, message", [
+    ("backfill.py", ["2026-09-02", "2026-09-05", "--parallel", "0"], "--parallel must be 1 or more, not 0"),
+    ("parallel.py", ["2026-09-02"], "give two run dates or more"),
+    ("parallel.py", ["--tries", "-1"], "--tries must be 1 or more, not -1"),
+])
+def test_bad_parallel_arguments_are_usage_errors(tmp_path, script, args, message):
+    result = run_script(script, *args, cwd=tmp_path)
+    assert result.returncode == 2 and message in result.stderr and not (tmp_path / "lake").exists()
+
+
+def test_parallel_script_on_a_fresh_september_prints_a_line_per_run(days):
+    result = run_script("parallel.py", cwd=days)
+    lines = result.stdout.splitlines()
+    assert (result.returncode, result.stderr) == (0, ""), result
+    assert lines[0] == "created orders_daily empty first, so that the runs do not race to create it"
+    assert len(lines) == 6
+    for run_date, line in zip(RUNS, lines[1:5]):
+        assert (line == f"run {run_date} failed: {CONFLICT}"
+                or re.fullmatch(rf"run {run_date} loaded {day_loaded_by(run_date)}: \d rows, "
+                                r"orders_daily has \d+", line)), line
+    won = sum(" loaded " in line for line in lines[1:5])
+    assert 1 <= won < 4
+    assert lines[5].startswith(f"{won} of 4 runs succeeded; orders_daily holds whole days only; "
+                               "load the others with: python backfill.py 2026-09-0")
