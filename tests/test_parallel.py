@@ -9,7 +9,7 @@ from backfill import backfill_parallel, load_retrying
 from conftest import run_script, table_rows, table_version
 from delta_session import day_loaded_by, partition_columns, run_dates
 from load_day import load_day
-from parallel import one_try, run_at_once, tries_lines
+from parallel import one_try, run_at_once, summary
 from partition_table import partition_by_day
 
 RUNS = run_dates("2026-09-02", "2026-09-05")  # they load 2026-09-01 .. 2026-09-04
@@ -115,3 +115,9 @@ def test_parallel_script_on_a_fresh_september_prints_a_line_per_run(days):
     assert 1 <= won < 4
     assert lines[5].startswith(f"{won} of 4 runs succeeded; orders_daily holds whole days only; "
                                "load the others with: python backfill.py 2026-09-0")
+
+
+def test_summary_groups_the_tries_by_how_many_runs_succeeded():
+    assert summary("partitioned", [4, 4, 4], 4) == "partitioned: 4 of 4 succeeded in 3 of 3 tries"
+    assert summary("unpartitioned", [2, 1, 1], 4) == ("unpartitioned: 1 of 4 succeeded in 2 of 3 tries, "
+                                                      "2 of 4 succeeded in 1 of 3 tries")
