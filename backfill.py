@@ -1,6 +1,7 @@
 """Load and check every run date from FIRST to LAST in one Spark session.
 
     python backfill.py 2026-09-02 2026-10-01     # the 30 runs that load September
+    python backfill.py 2026-09-02 2026-10-01 --parallel 4    # 4 runs at once, see docs/parallel.md
 
 A line per run as it goes, with its time. A failed run (no file, bad data, a failed check) is
 reported and the backfill goes on with the next date, as an orchestrator's backfill does; the
@@ -14,20 +15,25 @@ Rerunning it, or starting over after a stop, ends with the same table.
 closing line counts the skipped ones. --dry-run prints the choice and writes nothing.
 """
 import argparse
+import random
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from delta_session import (TABLE, add_verbose, check_range, delta_spark, one_line, orders_table,
                            parse_date, run_dates, run_main, table_exists)
+from delta_session import error_class, is_write_conflict
 from check_day import check_day
 from load_day import load_day
 from reprocess import REPROCESS, dates_to_run, dry_run
 
 
-def run_one(spark, run_date) -> tuple:
+def run_one(spark, run_date, load=load_day) -> tuple:
     """Load and check one run date; return (ok, line to print)."""
     started = time.perf_counter()
     try:
-        loaded = load_day(spark, run_date)
+        loaded = load(spark, run_date)
         ok, checked = check_day(spark, run_date)
         line = f"{loaded}; {checked}"
     except Exception as error:  # one failed run must not stop the backfill
@@ -44,22 +50,79 @@ def table_summary(spark) -> str:
     return f"{TABLE} has {days} days, {orders} orders"
 
 
-def backfill(spark, first, last, show=print, reprocess="all") -> tuple:
-    """Run the dates from first to last that reprocess chooses (all: every one); show each run's line;
-    return (failed dates, closing line)."""
+def backfill(spark, first, last, show=print, reprocess="all", workers=1) -> tuple:
+    """Run the dates from first to last that reprocess chooses (all: every one), workers at once;
+    show each run's line; return (failed dates, closing line)."""
     table_exists(spark)  # a damaged table stops the backfill in one line, before its first run
     dates = dates_to_run(spark, first, last, reprocess)
     skipped = len(run_dates(first, last)) - len(dates)
+    if workers > 1:
+        failed = run_parallel(spark, dates, workers, show)
+    else:
+        failed = run_in_order(spark, dates, show)
+    named = f" ({', '.join(map(str, failed))})" if failed else ""
+    skips = f", {skipped} skipped" if skipped else ""
+    return failed, f"ran {len(dates)} runs, {len(failed)} failed{named}{skips}; {table_summary(spark)}"
+
+
+def run_in_order(spark, dates, show) -> list:
+    """Run dates one after the other; return the failed ones."""
     failed = []
     for run_date in dates:
         ok, line = run_one(spark, run_date)
         show(line)
         if not ok:
             failed.append(run_date)
-    named = f" ({', '.join(map(str, failed))})" if failed else ""
-    skips = f", {skipped} skipped" if skipped else ""
-    closing = f"ran {len(dates)} runs, {len(failed)} failed{named}{skips}; {table_summary(spark)}"
-    return failed, closing
+    return failed
+
+
+RETRY_ATTEMPTS = 5
+RETRY_PAUSE = 0.5  # seconds before the first retry; doubled for each further one, then jittered
+
+
+def load_retrying(spark, run_date, show=print, attempts=RETRY_ATTEMPTS, pause=RETRY_PAUSE, load=load_day):
+    """load(spark, run_date), tried again after a lost write conflict, at most attempts times in all.
+
+    Only Delta's DELTA_CONCURRENT_APPEND conflicts are retried (the commit that lost changed nothing);
+    any other error, or the last attempt's conflict, is raised. Each retry shows a line."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return load(spark, run_date)
+        except Exception as error:
+            if attempt == attempts or not is_write_conflict(error):
+                raise
+            wait = pause * 2 ** (attempt - 1) * random.uniform(0.5, 1.5)
+            show(f"run {run_date} lost a write conflict ({error_class(error)}); "
+                 f"attempt {attempt + 1} of {attempts} in {wait:.1f} s")
+            time.sleep(wait)
+
+
+def run_parallel(spark, dates, workers: int, show, attempts=RETRY_ATTEMPTS) -> list:
+    """Run dates workers at once in this session, retrying lost write conflicts; return the failed ones.
+
+    Lines come in the order runs end. While there is no table, runs go one at a time until one
+    creates it (first writes would race)."""
+    failed, lock = [], threading.Lock()
+
+    def one(run_date):
+        ok, line = run_one(spark, run_date, partial(load_retrying, show=safe_show, attempts=attempts))
+        safe_show(line)
+        if not ok:
+            with lock:
+                failed.append(run_date)
+
+    def safe_show(line):
+        with lock:
+            show(line)
+
+    waiting = list(dates)
+    while waiting and not table_exists(spark):
+        one(waiting.pop(0))
+    if waiting:
+        orders_table(spark)  # register the table once, before the threads read it
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(one, waiting))
+    return sorted(failed)
 
 
 def parse_args(argv):
@@ -70,9 +133,13 @@ def parse_args(argv):
     parser.add_argument("--reprocess", choices=REPROCESS, default="all",
                         help="which run dates to run, from the state of their day (default: all)")
     parser.add_argument("--dry-run", action="store_true", help="print what would run and why; write nothing")
+    parser.add_argument("--parallel", type=int, metavar="N", default=1,
+                        help="N runs at once; a run that loses a write conflict is retried")
     add_verbose(parser)
     args = parser.parse_args(argv)
     check_range(parser, args.first, args.last, args.allow_long)
+    if args.parallel is not None and args.parallel < 1:
+        parser.error(f"--parallel must be 1 or more, not {args.parallel}")
     return args
 
 
@@ -84,8 +151,8 @@ def main(argv=None) -> int:
         if args.dry_run:
             print("\n".join(dry_run(spark, args.first, args.last, args.reprocess)))
             return 0
-        failed, closing = backfill(spark, args.first, args.last,
-                                   show=lambda line: print(line, flush=True), reprocess=args.reprocess)
+        failed, closing = backfill(spark, args.first, args.last, show=lambda line: print(line, flush=True),
+                                   reprocess=args.reprocess, workers=args.parallel)
         print(closing)
         return 1 if failed else 0
     return run_main(body, args.verbose)

@@ -265,3 +265,47 @@ def run_main(main_body, verbose: bool) -> int:
             raise
         print(f"error: {one_line(error)}", file=sys.stderr)
         return 1
+
+
+PARTITIONED_ENV = "SHOP_PARTITIONED"
+PARTITION_COLUMN = "order_date"
+ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]")
+
+
+def partition_new_table() -> bool:
+    """True when SHOP_PARTITIONED=1: orders_daily's first write then partitions it by order_date."""
+    return os.environ.get(PARTITIONED_ENV, "") == "1"
+
+
+def new_table_layout(spark, writer):
+    """The writer partitioned by order_date when it creates the table and SHOP_PARTITIONED=1.
+
+    An existing table keeps the layout it has (python partition_table.py converts one)."""
+    if partition_new_table() and not table_exists(spark):
+        return writer.partitionBy(PARTITION_COLUMN)
+    return writer
+
+
+def partition_columns(spark) -> list:
+    """orders_daily's partition columns: [] or ['order_date']."""
+    from delta.tables import DeltaTable
+    orders_table(spark)  # a clear error when there is no table
+    return list(DeltaTable.forPath(spark, str(table_path())).detail().first().partitionColumns)
+
+
+def error_class(error: BaseException) -> str:
+    """A Spark or Delta error's class, e.g. DELTA_CONCURRENT_APPEND.WITHOUT_HINT; '' if it has none.
+
+    getCondition() where it answers (Spark 4, classic and Connect), else the bracketed class in
+    the message: Delta's exceptions, as classic PySpark wraps them, answer None to getCondition()."""
+    condition = getattr(error, "getCondition", None)
+    found = condition() if callable(condition) else None
+    if found:
+        return found
+    match = ERROR_CLASS.search(str(error))
+    return match.group(1) if match else ""
+
+
+def is_write_conflict(error: BaseException) -> bool:
+    """A lost race with another writer that a retry can win (Delta's ConcurrentAppendException)."""
+    return error_class(error).startswith("DELTA_CONCURRENT_APPEND")

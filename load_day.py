@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from delta_session import (COLUMNS, TABLE, ToolkitError, add_verbose, as_date, day_file, day_loaded_by,
                            delta_spark, orders_table, parse_date, run_main, shown, table_exists,
                            table_path)
+from delta_session import new_table_layout
 
 ORDER_ID = re.compile(r"\d{1,18}")
 AMOUNT = re.compile(r"-?\d{1,10}(\.\d{1,2})?")
@@ -170,10 +171,10 @@ def load_day(spark, run_date) -> str:
         listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash)
         raise bad_line(found.path, line_of_id(found, clash[0][0]),
                        f"order_id already stored on another day: {listed}")
-    (orders.write.format("delta").mode("overwrite")
-     .option("replaceWhere", f"order_date = '{day}'")
-     .option("userMetadata", lineage(run_date, day, found))
-     .save(str(table_path())))
+    writer = (orders.write.format("delta").mode("overwrite")
+              .option("replaceWhere", f"order_date = '{day}'")
+              .option("userMetadata", lineage(run_date, day, found)))
+    new_table_layout(spark, writer).save(str(table_path()))
     total = orders_table(spark).count()
     return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
 

@@ -1,0 +1,62 @@
+"""Rewrite orders_daily partitioned by order_date, in one commit, keeping every row.
+
+    python partition_table.py      # an unpartitioned orders_daily becomes partitioned by order_date
+
+The table is read at its current version and written back whole with overwriteSchema and
+partitionBy: one Delta commit, so the table is either as before or fully partitioned. The rows
+are then compared with the version before (time travel); the closing line says what it found.
+A table that is already partitioned is left alone. Runs in other processes must wait: a run that
+commits meanwhile makes this commit fail (a conflict), and nothing changes.
+To have a new table partitioned from its first write, set SHOP_PARTITIONED=1 instead.
+"""
+import argparse
+
+from delta_session import (PARTITION_COLUMN, TABLE, ToolkitError, add_verbose, delta_spark,
+                           partition_columns, run_main, table_path)
+
+
+def table_version(spark) -> int:
+    from delta.tables import DeltaTable
+    return DeltaTable.forPath(spark, str(table_path())).history(1).first().version
+
+
+def at_version(spark, version: int):
+    return spark.read.format("delta").option("versionAsOf", version).load(str(table_path()))
+
+
+def partition_by_day(spark) -> str:
+    """Rewrite the table partitioned by order_date unless it is already; return the line to print."""
+    if partition_columns(spark) == [PARTITION_COLUMN]:
+        return f"{TABLE} is already partitioned by {PARTITION_COLUMN}: nothing to do"
+    before = table_version(spark)
+    (at_version(spark, before).write.format("delta").mode("overwrite")
+     .option("overwriteSchema", "true")
+     .partitionBy(PARTITION_COLUMN)
+     .save(str(table_path())))
+    after = table_version(spark)
+    old, new = at_version(spark, before), at_version(spark, after)
+    lost, gained = old.exceptAll(new).count(), new.exceptAll(old).count()
+    if lost or gained or partition_columns(spark) != [PARTITION_COLUMN]:
+        raise ToolkitError(f"{TABLE} version {after} differs from version {before} ({lost} rows lost, "
+                           f"{gained} gained): restore it with RESTORE TABLE {TABLE} TO VERSION AS OF {before}")
+    return (f"{TABLE} is now partitioned by {PARTITION_COLUMN}: version {before} -> {after}, "
+            f"{new.count()} rows, the same as before")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_verbose(parser)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+
+    def body():
+        print(partition_by_day(delta_spark("partition_table")))
+        return 0
+    return run_main(body, args.verbose)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
