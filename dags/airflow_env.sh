@@ -1,7 +1,7 @@
 # Set up this shell to run Airflow inside the project (bash or zsh), from the project folder:
 #
 #     source dags/airflow_env.sh
-#     shop_airflow_start          # airflow standalone in the background, log in airflow_home/
+#     shop_airflow_start          # Airflow's services in the background, logs in airflow_home/
 #     airflow dags list-runs shop_daily
 #     shop_airflow_stop           # stops every Airflow process it started
 #
@@ -24,25 +24,52 @@ export AIRFLOW__API__HOST=127.0.0.1
 export AIRFLOW__API__PORT="${SHOP_AIRFLOW_PORT:-8080}"
 # Tasks report to the API server at this address; it must follow the port or every task fails.
 export AIRFLOW__CORE__EXECUTION_API_SERVER_URL="http://127.0.0.1:$AIRFLOW__API__PORT/execution/"
-# `airflow standalone` starts its scheduler, dag-processor, triggerer and API server by running
-# `airflow` from PATH: the project's venv comes first.
+# `airflow standalone` starts its services by running `airflow` from PATH: the project's venv first.
 export PATH="$SHOP_HOME/.venv/bin:$PATH"
+# Every `airflow dags ...` command would print this warning first, in the middle of its output.
+export PYTHONWARNINGS="ignore:Could not import graphviz"
 
+# What `airflow standalone` runs, started here so that nothing listens beyond 127.0.0.1: standalone
+# also opens two log servers on all interfaces (8793, 8794; no setting binds them to loopback) and a
+# triggerer, which this DAG (no deferrable tasks) never needs. Task logs are read from local files.
 shop_airflow_start() {
-    # setsid: its own process group, so shop_airflow_stop can stop all of it at once.
     mkdir -p "$AIRFLOW_HOME"
-    setsid airflow standalone > "$AIRFLOW_HOME/standalone.log" 2>&1 < /dev/null &
-    echo $! > "$AIRFLOW_HOME/standalone.pid"
-    echo "airflow standalone started (pid $(cat "$AIRFLOW_HOME/standalone.pid")), log: airflow_home/standalone.log"
-    echo "UI: http://127.0.0.1:$AIRFLOW__API__PORT (user admin, password in airflow_home/simple_auth_manager_passwords.json.generated)"
+    # setsid: one new process group for all of it, so shop_airflow_stop can stop it at once.
+    setsid bash -c '
+        airflow db migrate > "$AIRFLOW_HOME/db-migrate.log" 2>&1 || exit 1
+        airflow scheduler --skip-serve-logs > "$AIRFLOW_HOME/scheduler.log" 2>&1 &
+        airflow dag-processor > "$AIRFLOW_HOME/dag-processor.log" 2>&1 &
+        airflow api-server > "$AIRFLOW_HOME/api-server.log" 2>&1 &
+        wait' < /dev/null > /dev/null 2>&1 &
+    echo $! > "$AIRFLOW_HOME/airflow.pid"
+    shop_airflow_wait || return 1
+    echo "Airflow is up: scheduler, dag-processor, API server on http://127.0.0.1:$AIRFLOW__API__PORT"
+    echo "UI login: admin, password in airflow_home/simple_auth_manager_passwords.json.generated"
+}
+
+# Waits (3 minutes at most) until the API server reports a healthy scheduler and dag-processor.
+shop_airflow_wait() {
+    python - <<'PY'
+import json, os, sys, time, urllib.request
+url = f"http://127.0.0.1:{os.environ['AIRFLOW__API__PORT']}/api/v2/monitor/health"
+for _ in range(180):
+    try:
+        health = json.load(urllib.request.urlopen(url, timeout=2))
+        if all(health.get(part, {}).get("status") == "healthy" for part in ("scheduler", "dag_processor")):
+            sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(1)
+sys.exit(f"Airflow did not become healthy at {url}: see airflow_home/*.log")
+PY
 }
 
 shop_airflow_stop() {
     local pid
-    pid="$(cat "$AIRFLOW_HOME/standalone.pid" 2>/dev/null)" || { echo "no airflow_home/standalone.pid"; return 1; }
+    pid="$(cat "$AIRFLOW_HOME/airflow.pid" 2>/dev/null)" || { echo "no airflow_home/airflow.pid: not started here"; return 1; }
     kill -TERM -- "-$pid" 2>/dev/null
     for _ in $(seq 30); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 1; done
     kill -KILL -- "-$pid" 2>/dev/null
-    rm -f "$AIRFLOW_HOME/standalone.pid"
-    echo "airflow standalone stopped"
+    rm -f "$AIRFLOW_HOME/airflow.pid"
+    echo "Airflow stopped"
 }
