@@ -36,6 +36,8 @@ SPARK_SETTINGS = {
     # A day is a few rows: two partitions instead of 200 shuffle / 50 Delta snapshot partitions.
     "spark.sql.shuffle.partitions": "2",
     "spark.databricks.delta.snapshotPartitions": "2",
+    # Skip rebuilding the whole table state after every commit only to log statistics about it.
+    "spark.databricks.delta.commitStats.collect": "false",
     "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J.as_uri()}",
 }
 
@@ -87,7 +89,13 @@ def day_loaded_by(run_date) -> dt.date:
 
 
 def as_date(value) -> dt.date:
-    return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value))
+    """A date from a date or an ISO string, for functions called from a notebook or a test."""
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return parse_date(str(value))
+    except argparse.ArgumentTypeError as error:
+        raise ToolkitError(str(error)) from None
 
 
 def run_dates(first, last) -> list:

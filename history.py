@@ -1,0 +1,69 @@
+"""Show orders_daily's latest commits, newest first: what each wrote and what it loaded.
+
+    python history.py              # the 10 newest commits
+    python history.py --limit 3
+
+A line per commit: `operation | predicate | rows_written | run RUN_DATE | file SHA256[:12]`, e.g.
+`WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file 5a1c0e9b2f47`.
+"""
+import argparse
+import json
+
+from delta_session import add_verbose, delta_spark, orders_table, run_main, table_path
+
+
+def table_history(spark, limit: int = 10) -> list:
+    """The newest commits first, each a dict with the commit's operation, predicate and lineage."""
+    from delta.tables import DeltaTable
+    orders_table(spark)  # a clear error when there is no table
+    commits = DeltaTable.forPath(spark, str(table_path())).history(limit).collect()
+    return [commit_summary(commit) for commit in commits]
+
+
+def commit_summary(commit) -> dict:
+    params = commit.operationParameters or {}
+    metrics = commit.operationMetrics or {}
+    lineage = json.loads(commit.userMetadata) if commit.userMetadata else {}
+    return {"version": commit.version, "timestamp": str(commit.timestamp),
+            "operation": commit.operation, "predicate": clean_predicate(params.get("predicate", "")),
+            "rows_written": int(metrics.get("numOutputRows", 0)), "lineage": lineage}
+
+
+def clean_predicate(predicate: str) -> str:
+    """Delta stores some predicates as a JSON list (DELETE) and replaceWhere's as plain text."""
+    if predicate.startswith("["):
+        predicate = " AND ".join(json.loads(predicate))
+    return predicate or "-"
+
+
+def history_line(entry: dict) -> str:
+    fields = [entry["operation"], entry["predicate"], str(entry["rows_written"])]
+    lineage = entry["lineage"]
+    if lineage:
+        fields += [f"run {lineage.get('run_date', '?')}", f"file {lineage.get('sha256', '?')[:12]}"]
+    return " | ".join(fields)
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=10, help="how many commits (default 10)")
+    parser.add_argument("--json", action="store_true", help="everything, as one JSON object a line")
+    add_verbose(parser)
+    args = parser.parse_args(argv)
+    if args.limit < 1:
+        parser.error(f"--limit must be 1 or more, not {args.limit}")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+
+    def body():
+        for entry in table_history(delta_spark("history"), args.limit):
+            print(json.dumps(entry, sort_keys=True) if args.json else history_line(entry))
+        return 0
+    return run_main(body, args.verbose)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,82 @@
+"""One Spark session for the whole run; every test works in a folder of its own."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from delta_session import day_file, delta_spark, orders_table, table_path  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def spark():
+    session = delta_spark("tests")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def september_template(spark, tmp_path_factory):
+    """September's 30 files and the table after its 30-run backfill, built once per test run."""
+    from backfill import backfill
+    from make_days import make_days
+    folder = tmp_path_factory.mktemp("september")
+    here = Path.cwd()
+    os.chdir(folder)
+    try:
+        make_days()
+        failed, closing = backfill(spark, "2026-09-02", "2026-10-01", show=lambda line: None)
+        assert (failed, closing) == ([], "ran 30 runs, 0 failed; orders_daily has 30 days, 130 orders")
+    finally:
+        os.chdir(here)
+    return folder
+
+
+@pytest.fixture
+def days(tmp_path, monkeypatch):
+    """A fresh folder holding September's landing files and no table."""
+    from make_days import make_days
+    monkeypatch.chdir(tmp_path)
+    make_days()
+    return tmp_path
+
+
+@pytest.fixture
+def september(spark, september_template, tmp_path, monkeypatch):
+    """A fresh folder holding September's files and its loaded table (a copy of the template).
+
+    The name orders_daily is pointed at this copy, so plain SQL in a test reaches it."""
+    for name in ("landing", "lake"):
+        shutil.copytree(september_template / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    orders_table(spark)
+    return tmp_path
+
+
+def table_rows(spark, day=None) -> list:
+    """Every row of orders_daily (or of one day) as sorted tuples, to compare content whole."""
+    table = orders_table(spark)
+    if day is not None:
+        table = table.where(f"order_date = '{day}'")
+    return sorted(tuple(row) for row in table.collect())
+
+
+def table_version(spark) -> int:
+    from delta.tables import DeltaTable
+    return DeltaTable.forPath(spark, str(table_path())).history(1).first().version
+
+
+def append_line(day, line: str) -> None:
+    with open(day_file(day), "a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+
+
+def run_script(*args, cwd) -> subprocess.CompletedProcess:
+    """Run one of the scripts as a user would, in folder cwd."""
+    return subprocess.run([sys.executable, str(ROOT / args[0]), *args[1:]], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
