@@ -200,7 +200,7 @@ def test_backfill_fails_only_the_missing_day_and_reprocessing_reruns_only_that_r
 
     started = time.monotonic()
     create_backfill(shop)
-    first = wait_until_done(shop, RUNS, seconds=400)
+    first = wait_until_done(shop, RUNS, seconds=900)
     took = time.monotonic() - started
     assert {day: r["state"] for day, r in first.items()} == {
         day: "failed" if day == FAILING_RUN else "success" for day in RUNS}
@@ -216,7 +216,8 @@ def test_backfill_fails_only_the_missing_day_and_reprocessing_reruns_only_that_r
     history = shop.sh("python", "history.py", "--limit", "100").stdout.splitlines()
     shop.sh("python", "make_days.py")
     create_backfill(shop, "--reprocess-behavior", "failed")
-    wait_for(lambda: rerun_done(shop, FAILING_RUN, first[FAILING_RUN]["start_date"]), f"the rerun of {FAILING_RUN}", 300, every=10)
+    first_start = first[FAILING_RUN]["start_date"]
+    wait_for(lambda: rerun_done(shop, FAILING_RUN, first_start), "the rerun", 400, every=10)
     second = backfill_runs(shop)
     assert {day: r["state"] for day, r in second.items()} == dict.fromkeys(RUNS, "success")
     assert {d: r["run_id"] for d, r in second.items()} == {d: r["run_id"] for d, r in first.items()}
