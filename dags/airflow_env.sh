@@ -14,7 +14,9 @@ unset _shop_dags
 
 export AIRFLOW_HOME="$SHOP_HOME/airflow_home"
 export AIRFLOW__CORE__DAGS_FOLDER="$SHOP_HOME/dags"
-export AIRFLOW__DATABASE__SQL_ALCHEMY_CONN="sqlite:///$AIRFLOW_HOME/airflow.db"
+# SQLite lets one process write at a time; a busy scheduler held it past the default 5 s wait and
+# `airflow backfill create` failed with "database is locked". Writers now wait up to 60 s.
+export AIRFLOW__DATABASE__SQL_ALCHEMY_CONN="sqlite:///$AIRFLOW_HOME/airflow.db?timeout=60"
 export AIRFLOW__CORE__EXECUTOR=LocalExecutor
 export AIRFLOW__CORE__LOAD_EXAMPLES=False
 # The DAG runs one task at a time; the default of 32 LocalExecutor workers would only eat memory.
@@ -66,7 +68,8 @@ PY
 
 shop_airflow_stop() {
     local pid
-    pid="$(cat "$AIRFLOW_HOME/airflow.pid" 2>/dev/null)" || { echo "no airflow_home/airflow.pid: not started here"; return 1; }
+    pid="$(cat "$AIRFLOW_HOME/airflow.pid" 2>/dev/null)" \
+        || { echo "no airflow_home/airflow.pid: nothing started by shop_airflow_start"; return 1; }
     kill -TERM -- "-$pid" 2>/dev/null
     for _ in $(seq 30); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 1; done
     kill -KILL -- "-$pid" 2>/dev/null
