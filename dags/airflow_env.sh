@@ -14,8 +14,8 @@ unset _shop_dags
 
 export AIRFLOW_HOME="$SHOP_HOME/airflow_home"
 export AIRFLOW__CORE__DAGS_FOLDER="$SHOP_HOME/dags"
-# SQLite lets one process write at a time; a busy scheduler held it past the default 5 s wait and
-# `airflow backfill create` failed with "database is locked". Writers now wait up to 60 s.
+# SQLite admits one writer at a time; with Spark on both cores a write can take longer than the
+# default 5 s wait, so writers wait up to 60 s.
 export AIRFLOW__DATABASE__SQL_ALCHEMY_CONN="sqlite:///$AIRFLOW_HOME/airflow.db?timeout=60"
 export AIRFLOW__CORE__EXECUTOR=LocalExecutor
 export AIRFLOW__CORE__LOAD_EXAMPLES=False
@@ -64,6 +64,27 @@ for _ in range(180):
     time.sleep(1)
 sys.exit(f"Airflow did not become healthy at {url}: see airflow_home/*.log")
 PY
+}
+
+# `airflow backfill create --dag-id shop_daily ARGS`, repeated (5 tries) while SQLite answers
+# "database is locked": the command makes one commit per run, and one of them can meet the
+# scheduler's own write and fail at once, whatever the wait. Airflow then deletes the half-made
+# backfill, so running the same command again is safe.
+shop_backfill() {
+    local out try
+    for try in 1 2 3 4 5; do
+        if out="$(airflow backfill create --dag-id shop_daily "$@" 2>&1)"; then
+            out="$(printf '%s\n' "$out" | grep -v -e "creating dag run" -e "Created backfill Dag run")"
+            printf '%s\n' "${out:-backfill created: follow it with airflow dags list-runs shop_daily}"
+            return 0
+        fi
+        case "$out" in
+            *"database is locked"*) echo "SQLite was busy (database is locked), try $try of 5; again in 5 s"
+                                   sleep 5 ;;
+            *) printf '%s\n' "$out" | tail -n 5; return 1 ;;
+        esac
+    done
+    return 1
 }
 
 shop_airflow_stop() {

@@ -168,9 +168,10 @@ def rerun_done(shop: Shop, day: str, first_start: str) -> bool:
 
 
 def create_backfill(shop: Shop, *extra) -> None:
-    """Airflow admits one unfinished backfill per DAG; the scheduler closes the last one soon after."""
-    args = ("airflow", "backfill", "create", "--dag-id", "shop_daily", "--from-date", FROM_DATE,
-            "--to-date", TO_DATE, "--max-active-runs", "1", *extra)
+    """shop_backfill (airflow backfill create, tried again on a busy SQLite); Airflow admits one
+    unfinished backfill per DAG, and the scheduler closes the last one only soon after it ends."""
+    args = ("shop_backfill", "--from-date", FROM_DATE, "--to-date", TO_DATE, "--max-active-runs", "1",
+            *extra)
     wait_for(lambda: shop.sh(*args, check=False).returncode == 0, "backfill create to be accepted", 60)
 
 
