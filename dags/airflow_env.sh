@@ -66,24 +66,37 @@ sys.exit(f"Airflow did not become healthy at {url}: see airflow_home/*.log")
 PY
 }
 
-# `airflow backfill create --dag-id shop_daily ARGS`, repeated (5 tries) while SQLite answers
-# "database is locked": the command makes one commit per run, and one of them can meet the
-# scheduler's own write and fail at once, whatever the wait. Airflow then deletes the half-made
-# backfill, so running the same command again is safe.
+# `airflow backfill create --dag-id shop_daily ARGS`, made safe on SQLite. The command makes one
+# commit per run, and one of them can meet another process's write and fail at once with
+# "database is locked", whatever the wait. Airflow then deletes the half-made backfill, and a
+# scheduler already holding one of its runs crashed on that (ObjectDeletedError). So the DAG is
+# paused while the backfill is made (the scheduler leaves a paused DAG's runs alone), a failed try
+# is repeated (5 at most), and the DAG is unpaused again if it was on. A dry run changes nothing.
 shop_backfill() {
-    local out try
+    local try status=1 was_on
+    case " $* " in *" --dry-run "*) _shop_backfill_create "$@"; return ;; esac
+    was_on="$(airflow dags details shop_daily -o plain 2>/dev/null | awk '$1 == "is_paused" {print $2}')"
+    airflow dags pause shop_daily > /dev/null
     for try in 1 2 3 4 5; do
-        if out="$(airflow backfill create --dag-id shop_daily "$@" 2>&1)"; then
-            out="$(printf '%s\n' "$out" | grep -v -e "creating dag run" -e "Created backfill Dag run")"
-            printf '%s\n' "${out:-backfill created: follow it with airflow dags list-runs shop_daily}"
-            return 0
-        fi
-        case "$out" in
-            *"database is locked"*) echo "SQLite was busy (database is locked), try $try of 5; again in 5 s"
-                                   sleep 5 ;;
-            *) printf '%s\n' "$out" | tail -n 5; return 1 ;;
-        esac
+        _shop_backfill_create "$@"; status=$?
+        [ "$status" -ne 75 ] && break
+        echo "SQLite was busy (database is locked), try $try of 5; again in 5 s"
+        sleep 5
     done
+    [ "$was_on" = "False" ] && airflow dags unpause shop_daily > /dev/null
+    return "$status"
+}
+
+# One try: 0 when made, 75 when SQLite was busy, 1 for any other error (printed).
+_shop_backfill_create() {
+    local out
+    if out="$(airflow backfill create --dag-id shop_daily "$@" 2>&1)"; then
+        out="$(printf '%s\n' "$out" | grep -v -e "creating dag run" -e "Created backfill Dag run")"
+        printf '%s\n' "${out:-backfill created: follow it with airflow dags list-runs shop_daily}"
+        return 0
+    fi
+    case "$out" in *"database is locked"*) return 75 ;; esac
+    printf '%s\n' "$out" | tail -n 5
     return 1
 }
 
