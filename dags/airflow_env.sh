@@ -37,11 +37,14 @@ export PYTHONWARNINGS="ignore:Could not import graphviz"
 shop_airflow_start() {
     mkdir -p "$AIRFLOW_HOME"
     # setsid: one new process group for all of it, so shop_airflow_stop can stop it at once.
+    # The API server answers first: a task the scheduler starts before it can report to it fails
+    # at once ("finished with state failed, but the task instance's state attribute is queued").
     setsid bash -c '
         airflow db migrate > "$AIRFLOW_HOME/db-migrate.log" 2>&1 || exit 1
+        airflow api-server > "$AIRFLOW_HOME/api-server.log" 2>&1 &
+        until (exec 3<> "/dev/tcp/127.0.0.1/$AIRFLOW__API__PORT") 2> /dev/null; do sleep 1; done
         airflow scheduler --skip-serve-logs > "$AIRFLOW_HOME/scheduler.log" 2>&1 &
         airflow dag-processor > "$AIRFLOW_HOME/dag-processor.log" 2>&1 &
-        airflow api-server > "$AIRFLOW_HOME/api-server.log" 2>&1 &
         wait' < /dev/null > /dev/null 2>&1 &
     echo $! > "$AIRFLOW_HOME/airflow.pid"
     shop_airflow_wait || return 1

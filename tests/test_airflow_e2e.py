@@ -196,7 +196,8 @@ def test_backfill_fails_only_the_missing_day_and_reprocessing_reruns_only_that_r
 
     # Turning the DAG on starts one run of its own, for the latest 02:00: no file for yesterday.
     shop.sh("airflow", "dags", "unpause", "shop_daily")
-    wait_for(lambda: any(r["state"] in DONE for r in runs(shop).values()), "the scheduled run", 180)
+    wait_for(lambda: any(r["state"] in DONE for r in runs(shop).values()), "the scheduled run", 600,
+             every=10)
     assert [r["state"] for r in runs(shop).values()] == ["failed"]
 
     started = time.monotonic()
