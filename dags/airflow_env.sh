@@ -52,12 +52,13 @@ shop_airflow_start() {
     echo "UI login: admin, password in airflow_home/simple_auth_manager_passwords.json.generated"
 }
 
-# Waits (3 minutes at most) until the API server reports a healthy scheduler and dag-processor.
+# Waits (5 minutes at most) until the API server reports a healthy scheduler and dag-processor.
 shop_airflow_wait() {
     python - <<'PY'
 import json, os, sys, time, urllib.request
 url = f"http://127.0.0.1:{os.environ['AIRFLOW__API__PORT']}/api/v2/monitor/health"
-for _ in range(180):
+deadline = time.monotonic() + 300
+while time.monotonic() < deadline:
     try:
         health = json.load(urllib.request.urlopen(url, timeout=2))
         if all(health.get(part, {}).get("status") == "healthy" for part in ("scheduler", "dag_processor")):
