@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup run test bench
+.PHONY: setup airflow-setup run test bench
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt
@@ -17,7 +17,15 @@ run: setup
 	$(PY) backfill.py 2026-09-02 2026-10-01
 	$(PY) check_month.py 2026-09
 
-test: setup
+# Airflow 3 for dags/shop_daily.py (docs/airflow.md), in the same .venv; the core runs without it.
+airflow-setup: $(VENV)/.airflow-installed
+
+$(VENV)/.airflow-installed: $(VENV)/.installed requirements-airflow.txt constraints-airflow.txt
+	$(PY) -m pip install -q -r requirements-airflow.txt -c constraints-airflow.txt
+	touch $@
+
+# Includes the Airflow tests (pytest -m "not airflow" leaves them out).
+test: setup airflow-setup
 	$(PY) -m pytest -q tests
 
 bench: setup

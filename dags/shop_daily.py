@@ -1,0 +1,78 @@
+"""shop_daily: every day at 02:00 UTC, load yesterday's orders into orders_daily, then check them.
+
+    source dags/airflow_env.sh && airflow standalone        # walkthrough: docs/airflow.md
+
+Each task runs one of the toolkit's scripts in the project folder with the run date `{{ ds }}`,
+so a run on D loads day D-1, exactly as `python load_day.py D` does by hand. Spark starts in the
+script's own process: this file imports nothing heavy and parses in milliseconds.
+
+Settings from the environment (read when the file is parsed, by the scheduler and by each task):
+    SHOP_HOME                  project folder (default: the folder above dags/)
+    SHOP_PYTHON                Python that runs the scripts (default: SHOP_HOME/.venv/bin/python if
+                               it exists, else the Python running Airflow)
+    SHOP_RETRIES               retries per task (default 2)
+    SHOP_RETRY_DELAY_SECONDS   wait before a retry (default 300); tests set both low
+"""
+import datetime as dt
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from airflow.providers.standard.operators.bash import BashOperator
+from airflow.sdk import DAG
+
+RUN_DATE = "{{ ds }}"
+
+
+def project_home() -> Path:
+    return Path(os.environ.get("SHOP_HOME") or Path(__file__).resolve().parent.parent)
+
+
+def project_python(home: Path) -> str:
+    """The venv that has pyspark and delta-spark; Airflow's own Python when they share one."""
+    if os.environ.get("SHOP_PYTHON"):
+        return os.environ["SHOP_PYTHON"]
+    venv = home / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def script_command(python: str, script: str) -> str:
+    """The shell line a task runs; quoted because a project folder may contain spaces."""
+    return f"{shlex.quote(python)} {script} {RUN_DATE}"
+
+
+def default_args() -> dict:
+    return {
+        "retries": int(os.environ.get("SHOP_RETRIES", "2")),
+        "retry_delay": dt.timedelta(seconds=int(os.environ.get("SHOP_RETRY_DELAY_SECONDS", "300"))),
+    }
+
+
+def toolkit_task(dag: DAG, script: str, home: Path, python: str) -> BashOperator:
+    # skip_on_exit_code=None: every non-zero exit is a failure (the default would skip on 99).
+    return BashOperator(
+        task_id=Path(script).stem,
+        bash_command=script_command(python, script),
+        cwd=str(home),
+        skip_on_exit_code=None,
+        dag=dag,
+    )
+
+
+with DAG(
+    dag_id="shop_daily",
+    description="Load the day before the run date into orders_daily, then check it against its file",
+    schedule="0 2 * * *",
+    start_date=dt.datetime(2026, 8, 1, tzinfo=dt.timezone.utc),
+    catchup=False,              # history is loaded on purpose, with `airflow backfill create`
+    max_active_runs=1,          # one writer at a time on the Delta table
+    default_args=default_args(),
+    tags=["shop"],
+) as shop_daily:
+    home = project_home()
+    python = project_python(home)
+    load = toolkit_task(shop_daily, "load_day.py", home, python)
+    check = toolkit_task(shop_daily, "check_day.py", home, python)
+    # check_day keeps the default trigger rule (all_success): upstream_failed when the load fails.
+    load >> check

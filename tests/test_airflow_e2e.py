@@ -1,0 +1,254 @@
+"""End to end: shop_daily under a real Airflow scheduler, loading with real Spark into a real Delta table.
+
+    pytest -m airflow tests/test_airflow_e2e.py -s      # -s shows the measured times
+
+The project's scripts are copied to a temporary folder, which gets its own airflow_home/ (SQLite) and
+its own free port on 127.0.0.1; Airflow is started and stopped with dags/airflow_env.sh, as a user does.
+Scenario: one day's file is missing, a backfill over it fails only the run that loads that day,
+the file comes back, and a backfill with --reprocess-behavior failed reruns that run alone.
+"""
+import datetime as dt
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.airflow,
+    pytest.mark.skipif(importlib.util.find_spec("airflow") is None,
+                       reason="apache-airflow is not installed: make airflow-setup"),
+]
+
+PROJECT = Path(__file__).resolve().parent.parent
+# --to-date is read as midnight, so this backfill's runs are 2026-09-19 .. 2026-09-22 at 02:00.
+FROM_DATE, TO_DATE = "2026-09-19", "2026-09-23"
+RUNS = ["2026-09-19", "2026-09-20", "2026-09-21", "2026-09-22"]
+MISSING_DAY, FAILING_RUN = "2026-09-20", "2026-09-21"
+DONE = ("success", "failed")
+
+
+class Shop:
+    """A copy of the project with its own Airflow; every command goes through dags/airflow_env.sh."""
+
+    def __init__(self, home: Path):
+        self.home = home
+        self.port = free_port()
+        # Airflow moves each task, and BashOperator each command, into a process group of its own;
+        # this mark in their inherited environment lets stop() find every one of them.
+        self.mark = f"SHOP_E2E_MARK={uuid.uuid4()}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("AIRFLOW", "SHOP_"))}
+        self.env = {**env, "SHOP_AIRFLOW_PORT": str(self.port), "SHOP_RETRIES": "1",
+                    "SHOP_RETRY_DELAY_SECONDS": "1", **dict([self.mark.split("=", 1)])}
+
+    def sh(self, *args, check=True) -> subprocess.CompletedProcess:
+        """Run a command in the project folder with the environment airflow_env.sh sets."""
+        done = subprocess.run(["bash", "-c", 'source dags/airflow_env.sh && "$@"', "sh", *args],
+                              cwd=self.home, env=self.env, capture_output=True, text=True, timeout=300)
+        if check and done.returncode != 0:
+            raise AssertionError(f"{' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+        return done
+
+    def airflow_json(self, *args) -> list:
+        """The JSON list an `airflow ... -o json` command prints; [] when it prints none."""
+        out = self.sh("airflow", *args, "-o", "json").stdout
+        return next((json.loads(line) for line in out.splitlines() if line.startswith("[")), [])
+
+    def start(self):
+        self.sh("shop_airflow_start")
+        wait_for(lambda: "shop_daily" in {d["dag_id"] for d in self.airflow_json("dags", "list")},
+                 "the dag-processor to store shop_daily", seconds=120)
+
+    def stop(self):
+        """Stop the process group shop_airflow_start made, then anything else carrying the mark."""
+        pid_file = self.home / "airflow_home" / "airflow.pid"
+        if pid_file.exists():
+            group = int(pid_file.read_text())
+            signal_group(group, signal.SIGTERM)
+            wait_for(lambda: not group_alive(group), "Airflow to stop", seconds=30, fail=False)
+            signal_group(group, signal.SIGKILL)
+        for pid in marked_processes(self.mark):
+            os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: not port_taken(self.port), f"port {self.port} to be free", seconds=15)
+
+
+def copy_project(dest: Path) -> Path:
+    """The toolkit's scripts and dags/, and .venv pointing at the Python running these tests."""
+    dest.mkdir()
+    for path in [*PROJECT.glob("*.py"), *PROJECT.glob("*.properties")]:
+        shutil.copy(path, dest)
+    shutil.copytree(PROJECT / "dags", dest / "dags", ignore=shutil.ignore_patterns("__pycache__"))
+    (dest / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    return dest
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def port_taken(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def signal_group(group: int, sig) -> None:
+    try:
+        os.killpg(group, sig)
+    except ProcessLookupError:
+        pass
+
+
+def group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def marked_processes(mark: str) -> list:
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if mark.encode() in (proc / "environ").read_bytes().split(b"\0"):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def wait_for(condition, what: str, seconds: float, fail: bool = True, every: float = 2) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(every)
+    if fail:
+        raise AssertionError(f"gave up after {seconds:.0f} s waiting for {what}")
+    return False
+
+
+def runs(shop: Shop) -> dict:
+    """This DAG's runs by run date (YYYY-MM-DD), each with its id, state and times."""
+    return {r["logical_date"][:10]: r for r in shop.airflow_json("dags", "list-runs", "shop_daily")}
+
+
+def backfill_runs(shop: Shop) -> dict:
+    return {day: r for day, r in runs(shop).items() if r["run_id"].startswith("backfill__")}
+
+
+def task_states(shop: Shop, run: dict) -> dict:
+    rows = shop.airflow_json("tasks", "states-for-dag-run", "shop_daily", run["run_id"])
+    return {row["task_id"]: row["state"] for row in rows}
+
+
+def wait_until_done(shop: Shop, days: list, seconds: float) -> dict:
+    found = {}
+
+    def all_done():
+        found.update(backfill_runs(shop))
+        return all(found.get(day, {}).get("state") in DONE for day in days)
+    wait_for(all_done, f"runs {days} to finish", seconds, every=10)
+    return found
+
+
+def rerun_done(shop: Shop, day: str, first_start: str) -> bool:
+    run = backfill_runs(shop)[day]
+    return run["start_date"] != first_start and run["state"] in DONE
+
+
+def create_backfill(shop: Shop, *extra) -> None:
+    """shop_backfill (airflow backfill create, tried again on a busy SQLite); Airflow admits one
+    unfinished backfill per DAG, and the scheduler closes the last one only soon after it ends."""
+    args = ("shop_backfill", "--from-date", FROM_DATE, "--to-date", TO_DATE, "--max-active-runs", "1",
+            *extra)
+    wait_for(lambda: shop.sh(*args, check=False).returncode == 0, "backfill create to be accepted", 60)
+
+
+def seconds(run: dict) -> float:
+    start, end = (dt.datetime.fromisoformat(run[k]) for k in ("start_date", "end_date"))
+    return (end - start).total_seconds()
+
+
+@pytest.fixture
+def shop(tmp_path):
+    shop = Shop(copy_project(tmp_path / "shop"))
+    try:
+        shop.start()
+        yield shop
+    finally:
+        shop.stop()
+
+
+def test_backfill_fails_only_the_missing_day_and_reprocessing_reruns_only_that_run(shop):
+    shop.sh("python", "make_days.py")
+    (shop.home / "landing" / "orders" / f"{MISSING_DAY}.csv").unlink()
+
+    # Turning the DAG on starts one run of its own, for the latest 02:00: no file for yesterday.
+    shop.sh("airflow", "dags", "unpause", "shop_daily")
+    wait_for(lambda: any(r["state"] in DONE for r in runs(shop).values()), "the scheduled run", 600,
+             every=10)
+    assert [r["state"] for r in runs(shop).values()] == ["failed"]
+
+    started = time.monotonic()
+    create_backfill(shop)
+    first = wait_until_done(shop, RUNS, seconds=1800)
+    took = time.monotonic() - started
+    assert {day: r["state"] for day, r in first.items()} == {
+        day: "failed" if day == FAILING_RUN else "success" for day in RUNS}
+    for day in RUNS:
+        expected = ({"load_day": "failed", "check_day": "upstream_failed"} if day == FAILING_RUN
+                    else {"load_day": "success", "check_day": "success"})
+        assert task_states(shop, first[day]) == expected, day
+    attempts = sorted((shop.home / "airflow_home" / "logs" / "dag_id=shop_daily"
+                       / f"run_id={first[FAILING_RUN]['run_id']}" / "task_id=load_day").glob("attempt=*"))
+    assert [a.name for a in attempts] == ["attempt=1.log", "attempt=2.log"]     # SHOP_RETRIES=1
+    assert f"no file landing/orders/{MISSING_DAY}.csv for run {FAILING_RUN}" in attempts[-1].read_text()
+
+    history = shop.sh("python", "history.py", "--limit", "100").stdout.splitlines()
+    shop.sh("python", "make_days.py")
+    create_backfill(shop, "--reprocess-behavior", "failed")
+    first_start = first[FAILING_RUN]["start_date"]
+    wait_for(lambda: rerun_done(shop, FAILING_RUN, first_start), "the rerun", 900, every=10)
+    second = backfill_runs(shop)
+    assert {day: r["state"] for day, r in second.items()} == dict.fromkeys(RUNS, "success")
+    assert {d: r["run_id"] for d, r in second.items()} == {d: r["run_id"] for d, r in first.items()}
+    for day in RUNS:
+        if day != FAILING_RUN:      # not run again: same start as in the first backfill
+            assert second[day]["start_date"] == first[day]["start_date"], day
+
+    after = shop.sh("python", "history.py", "--limit", "100").stdout.splitlines()
+    assert after[1:] == history
+    assert after[0].startswith(f"WRITE | order_date = '{MISSING_DAY}' |"), after[0]
+
+    checks = shop.sh("python", "-c", CHECK_LOADED_DAYS, *RUNS).stdout.splitlines()
+    assert len(checks) == len(RUNS) + 1 and all(c.startswith("ok ") for c in checks[:-1]), checks
+    assert checks[-1] == "days in table: 2026-09-18 2026-09-19 2026-09-20 2026-09-21"
+
+    ok_runs = [seconds(r) for d, r in first.items() if d != FAILING_RUN]
+    print(f"\nbackfill of {len(RUNS)} runs: {took:.0f} s from create to last run done; "
+          f"a successful run (both tasks) {min(ok_runs):.0f}-{max(ok_runs):.0f} s; "
+          f"rerun of {FAILING_RUN}: {seconds(second[FAILING_RUN]):.0f} s")
+
+
+# check_day for every run date in one Spark session, then which days the table holds.
+CHECK_LOADED_DAYS = """
+import sys
+from check_day import check_day
+from delta_session import delta_spark, orders_table
+spark = delta_spark("e2e_check")
+for run_date in sys.argv[1:]:
+    print(check_day(spark, run_date)[1])
+days = sorted(str(r[0]) for r in orders_table(spark).select("order_date").distinct().collect())
+print("days in table: " + " ".join(days))
+"""

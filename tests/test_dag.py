@@ -1,0 +1,105 @@
+"""The shop_daily DAG parses cleanly and says what docs/airflow.md promises (no scheduler needed).
+
+    pytest tests/test_dag.py
+"""
+import datetime as dt
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.airflow,
+    pytest.mark.skipif(importlib.util.find_spec("airflow") is None,
+                       reason="apache-airflow is not installed: make airflow-setup"),
+]
+
+DAGS = Path(__file__).resolve().parent.parent / "dags"
+
+
+@pytest.fixture(scope="module")
+def airflow_home(tmp_path_factory):
+    """Airflow writes an airflow.cfg into AIRFLOW_HOME when imported: keep it out of ~/airflow."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("AIRFLOW_HOME", str(tmp_path_factory.mktemp("airflow_home")))
+        env.setenv("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+        yield
+
+
+def parse_dags():
+    """A fresh parse of dags/, as the dag-processor does it: reads the environment again."""
+    from airflow.dag_processing.dagbag import DagBag
+    return DagBag(str(DAGS))
+
+
+@pytest.fixture
+def shop_daily(airflow_home, monkeypatch):
+    for name in ("SHOP_HOME", "SHOP_PYTHON", "SHOP_RETRIES", "SHOP_RETRY_DELAY_SECONDS"):
+        monkeypatch.delenv(name, raising=False)
+    bag = parse_dags()
+    assert bag.import_errors == {}
+    return bag.dags["shop_daily"]
+
+
+def test_dags_folder_holds_only_shop_daily_and_parses_without_errors(airflow_home):
+    bag = parse_dags()
+    assert bag.import_errors == {}
+    assert bag.dag_ids == ["shop_daily"]
+
+
+def test_runs_daily_at_two_utc_without_catchup_one_run_at_a_time(shop_daily):
+    assert (shop_daily.timetable.expression, shop_daily.timetable.timezone.name) == ("0 2 * * *", "UTC")
+    assert shop_daily.catchup is False
+    assert shop_daily.max_active_runs == 1
+    assert shop_daily.start_date < dt.datetime(2026, 9, 1, tzinfo=dt.timezone.utc)
+
+
+def test_each_task_retries_twice_five_minutes_apart_by_default(shop_daily):
+    for task in shop_daily.tasks:
+        assert (task.retries, task.retry_delay) == (2, dt.timedelta(minutes=5)), task.task_id
+
+
+def test_retries_and_their_delay_come_from_the_environment(airflow_home, monkeypatch):
+    monkeypatch.setenv("SHOP_RETRIES", "0")
+    monkeypatch.setenv("SHOP_RETRY_DELAY_SECONDS", "1")
+    dag = parse_dags().dags["shop_daily"]
+    assert {(t.retries, t.retry_delay) for t in dag.tasks} == {(0, dt.timedelta(seconds=1))}
+
+
+def test_load_day_runs_before_check_day_which_needs_it_to_succeed(shop_daily):
+    load, check = shop_daily.get_task("load_day"), shop_daily.get_task("check_day")
+    assert [t.task_id for t in shop_daily.topological_sort()] == ["load_day", "check_day"]
+    assert load.downstream_task_ids == {"check_day"}
+    assert check.trigger_rule == "all_success"     # so a failed load leaves it upstream_failed
+
+
+def test_tasks_run_the_toolkit_scripts_with_the_run_date_in_the_project_folder(shop_daily):
+    project = DAGS.parent
+    python = project / ".venv" / "bin" / "python"
+    python = str(python) if python.exists() else sys.executable
+    for task_id in ("load_day", "check_day"):
+        task = shop_daily.get_task(task_id)
+        assert task.bash_command == f"{python} {task_id}.py {{{{ ds }}}}"
+        assert task.cwd == str(project)
+        assert task.render_template(task.bash_command, {"ds": "2026-09-16"}) == \
+            f"{python} {task_id}.py 2026-09-16"
+
+
+def test_project_folder_and_python_come_from_the_environment(airflow_home, monkeypatch, tmp_path):
+    monkeypatch.setenv("SHOP_HOME", str(tmp_path / "my shop"))
+    monkeypatch.setenv("SHOP_PYTHON", "/opt/shop venv/bin/python")
+    task = parse_dags().dags["shop_daily"].get_task("load_day")
+    assert task.cwd == str(tmp_path / "my shop")
+    assert task.bash_command == "'/opt/shop venv/bin/python' load_day.py {{ ds }}"
+
+
+def test_parsing_the_dag_file_imports_no_spark(airflow_home):
+    # A separate interpreter: this test session may already hold pyspark for the core's tests.
+    code = ("import runpy, sys; runpy.run_path(sys.argv[1]); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'delta', 'py4j')))")
+    out = subprocess.run([sys.executable, "-c", code, str(DAGS / "shop_daily.py")],
+                         capture_output=True, text=True, env=dict(os.environ), check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
