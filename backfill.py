@@ -76,8 +76,9 @@ def run_in_order(spark, dates, show) -> list:
     return failed
 
 
-RETRY_ATTEMPTS = 5
-RETRY_PAUSE = 0.5  # seconds before the first retry; doubled for each further one, then jittered
+RETRY_ATTEMPTS = 8
+RETRY_PAUSE = 1.0  # seconds before the first retry; doubled for each further one up to RETRY_MAX_PAUSE
+RETRY_MAX_PAUSE = 30.0
 
 
 def load_retrying(spark, run_date, show=print, attempts=RETRY_ATTEMPTS, pause=RETRY_PAUSE, load=load_day):
@@ -91,7 +92,7 @@ def load_retrying(spark, run_date, show=print, attempts=RETRY_ATTEMPTS, pause=RE
         except Exception as error:
             if attempt == attempts or not is_write_conflict(error):
                 raise
-            wait = pause * 2 ** (attempt - 1) * random.uniform(0.5, 1.5)
+            wait = min(pause * 2 ** (attempt - 1), RETRY_MAX_PAUSE) * random.uniform(0.5, 1.5)
             show(f"run {run_date} lost a write conflict ({error_class(error)}); "
                  f"attempt {attempt + 1} of {attempts} in {wait:.1f} s")
             time.sleep(wait)

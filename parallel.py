@@ -58,12 +58,13 @@ def run_at_once(spark, dates, load=load_day) -> list:
 
 
 def whole_days_only(spark, results) -> bool:
-    """True when each succeeded run's day matches its file and each failed run's day has no row."""
+    """True when each succeeded run's day matches its file, and each failed run's day either matches
+    it too (loaded before) or has no row: no day is left partly loaded."""
     days = [day_loaded_by(run_date) for run_date, _, _ in results]
     in_table = stored_ids(spark, min(days), max(days))
-    for (run_date, ok, _), day in zip(results, days):
+    for (_, ok, _), day in zip(results, days):
         stored = in_table.get(day, [])
-        if (ok and not compare_day(day, *file_ids(day), stored)[0]) or (not ok and stored):
+        if (ok or stored) and not compare_day(day, *file_ids(day), stored)[0]:
             return False
     return True
 

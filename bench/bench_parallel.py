@@ -60,9 +60,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--first", type=parse_date, default=parse_date("2026-09-02"))
     parser.add_argument("--last", type=parse_date, default=parse_date("2026-10-01"))
+    parser.add_argument("--only", metavar="LAYOUT:N", nargs="+",
+                        help="run only these settings, e.g. unpartitioned:4 (ratios then against the first)")
     args = parser.parse_args(argv)
+    settings = [(text.split(":")[0], int(text.split(":")[1])) for text in args.only] if args.only else SETTINGS
     spark, results = delta_spark("bench_parallel"), []
-    for layout, workers in SETTINGS:
+    for layout, workers in settings:
         result = one_setting(spark, layout, workers, args.first, args.last)
         same = result["content"] == results[0]["content"] if results else True
         print(f"{layout} x{workers}: {result['seconds']:.1f} s, {result['closing']}; "
