@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup airflow-setup run test bench
+.PHONY: setup airflow-setup run test bench bench-parallel
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt
@@ -30,3 +30,6 @@ test: setup airflow-setup
 
 bench: setup
 	$(PY) bench/bench_backfill.py
+
+bench-parallel: setup
+	$(PY) bench/bench_parallel.py
