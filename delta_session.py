@@ -42,6 +42,9 @@ SPARK_SETTINGS = {
     "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J.as_uri()}",
 }
 
+# A local driver listens on loopback only, not on the machine's network address.
+LOCAL_SETTINGS = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+
 
 class ToolkitError(Exception):
     """A problem the user can fix, told in one line; scripts print it and exit 1."""
@@ -143,8 +146,10 @@ def delta_spark(app_name: str):
     if problem:
         raise ToolkitError(problem)
     from delta import configure_spark_with_delta_pip
-    builder = SparkSession.builder.master(os.environ.get("SPARK_MASTER", "local[*]")).appName(app_name)
-    for key, value in SPARK_SETTINGS.items():
+    master = os.environ.get("SPARK_MASTER", "local[*]")
+    builder = SparkSession.builder.master(master).appName(app_name)
+    settings = {**SPARK_SETTINGS, **(LOCAL_SETTINGS if master.startswith("local") else {})}
+    for key, value in settings.items():
         builder = builder.config(key, value)
     builder = configure_spark_with_delta_pip(builder)
     try:
