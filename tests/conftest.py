@@ -1,4 +1,5 @@
 """One Spark session for the whole run; every test works in a folder of its own."""
+import datetime
 import os
 import shutil
 import subprocess
@@ -11,6 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from delta_session import day_file, delta_spark, orders_table, table_path  # noqa: E402
+
+# The course's late order for 15 September, appended to that day's file after its load.
+LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
+SEP_15 = datetime.date(2026, 9, 15)
 
 
 @pytest.fixture(scope="session")

@@ -1,17 +1,15 @@
 """The bad-input matrix for a day's file (docs/bad_input.md): each case loads, or is refused with one
 line naming the file, the line and the problem, exit 1, and the table exactly as it was."""
-import datetime as dt
 
 import pytest
 
-from conftest import run_script, table_rows
+from conftest import SEP_15, run_script, table_rows
 from fingerprint import table_state
 from check_day import check_day
 from delta_session import day_file
 from history import table_history
 from load_day import main as load_day_main
 
-SEP_15 = dt.date(2026, 9, 15)
 FILE = "landing/orders/2026-09-15.csv"
 HEADER = "order_id,customer_id,amount,ordered_at"
 ROWS = ["2059,C11,24.90,2026-09-15T11:47:24",

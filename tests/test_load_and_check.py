@@ -1,14 +1,12 @@
 import datetime as dt
 
-from conftest import append_line, run_script, table_rows, table_version
+from conftest import LATE_ORDER, SEP_15, append_line, run_script, table_rows, table_version
 from check_day import check_day, main as check_day_main
 from check_month import check_month, main as check_month_main
 from delta_session import day_file, orders_table
 from history import main as history_main, table_history
 from load_day import load_day, main as load_day_main
 
-LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
-SEP_15 = dt.date(2026, 9, 15)
 SEPTEMBER_ALL_OK = """\
 September 2026: 30 ok
 Mon    Tue    Wed    Thu    Fri    Sat    Sun

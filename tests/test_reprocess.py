@@ -5,7 +5,7 @@ import io
 import json
 import re
 
-from conftest import append_line, run_script, table_rows, table_version
+from conftest import LATE_ORDER, SEP_15, append_line, run_script, table_rows, table_version
 from backfill import backfill, main as backfill_main
 from check_month import check_month, main as check_month_main, month_states
 from day_states import DayState
@@ -14,8 +14,6 @@ from history import main as history_main, table_history
 from month_calendar import draw_calendar, wants_colour
 from reprocess import dry_run
 
-LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
-SEP_15 = dt.date(2026, 9, 15)
 SEPTEMBER = dt.date(2026, 9, 1)
 SEPTEMBER_15_CHANGED = """\
 September 2026: 29 ok, 1 changed
