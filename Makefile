@@ -28,7 +28,9 @@ $(VENV)/.airflow-installed: $(VENV)/.installed requirements-airflow.txt constrai
 test: setup airflow-setup
 	$(PY) -m pytest -q tests
 
+# The benchmark's reference line needs delta-rs (bench/requirements.txt); the toolkit does not.
 bench: setup
+	$(PY) -m pip install -q -r bench/requirements.txt
 	$(PY) bench/bench_backfill.py
 
 bench-parallel: setup

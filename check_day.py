@@ -9,7 +9,7 @@ from collections import Counter
 
 from delta_session import (ToolkitError, add_verbose, as_date, day_file, day_loaded_by, delta_spark,
                            orders_table, parse_date, run_main)
-from load_day import read_day_file
+from load_day import read_day_file, read_orders
 
 
 def stored_ids(spark, first_day, last_day) -> dict:
@@ -25,14 +25,20 @@ def stored_ids(spark, first_day, last_day) -> dict:
     return ids
 
 
-def file_ids(day):
-    """The day file's order ids, or a short reason why there are none ('no file', a bad line)."""
+def checked_file(day):
+    """The day's file after its line-by-line check, or None and a short reason ('no file', a bad line)."""
     if not day_file(day).exists():
         return None, "no file"
     try:
-        return read_day_file(day).order_ids, ""
+        return read_day_file(day), ""
     except ToolkitError as error:
         return None, f"bad file ({error})"
+
+
+def file_ids(day):
+    """The day file's order ids, or None and a short reason why there are none."""
+    found, why = checked_file(day)
+    return (found.order_ids if found else None), why
 
 
 def listed(ids) -> str:
@@ -42,27 +48,67 @@ def listed(ids) -> str:
 
 def compare_day(day, ids_in_file, why_no_ids: str, ids_in_table: list):
     """(ok, message) for one day: the table's ids against the file's."""
-    rows = len(ids_in_table)
     if ids_in_file is None:
-        return False, f"PROBLEM {day}: {why_no_ids}, {rows} rows"
+        return False, f"PROBLEM {day}: {why_no_ids}, {len(ids_in_table)} rows"
     in_table = Counter(ids_in_table)
     missing = set(ids_in_file) - set(in_table)
     extra = set(in_table) - set(ids_in_file)
     twice = [order_id for order_id, count in in_table.items() if count > 1]
-    head = f"{rows} rows for the file's {len(ids_in_file)} orders"
-    if not (missing or extra or twice):
+    return day_verdict(day, len(ids_in_table), len(ids_in_file),
+                       {"missing": (len(missing), listed(missing)),
+                        "not in the file": (len(extra), listed(extra)),
+                        "duplicated": (len(twice), listed(twice))})
+
+
+def day_verdict(day, rows: int, orders: int, differences: dict):
+    """(ok, message) from the counts: differences maps a kind to (how many, the first ids listed)."""
+    head = f"{rows} rows for the file's {orders} orders"
+    found = [f"{count} {kind} ({ids})" for kind, (count, ids) in differences.items() if count]
+    if not found:
         return True, f"ok {day}: {head}, 0 missing"
-    details = [f"{len(missing)} missing ({listed(missing)})" if missing else "",
-               f"{len(extra)} not in the file ({listed(extra)})" if extra else "",
-               f"{len(twice)} duplicated ({listed(twice)})" if twice else ""]
-    return False, f"PROBLEM {day}: " + ", ".join([head] + [d for d in details if d])
+    return False, f"PROBLEM {day}: " + ", ".join([head] + found)
+
+
+# A day with more orders than this is compared inside Spark: only the counts and the first few
+# differing ids come back to Python, never the day's ids.
+IDS_IN_PYTHON = 100_000
+
+
+def compare_in_spark(spark, found, day):
+    """(ok, message) for a big day: the file read by Spark joined with the day's rows, by order id."""
+    from pyspark.sql import functions as F
+    in_file = read_orders(spark, found, day).select("order_id", F.lit(True).alias("in_file"))
+    in_table = (orders_table(spark).where(F.col("order_date") == F.lit(day))
+                .groupBy("order_id").agg(F.count("*").alias("copies")))
+    kinds = (in_file.join(in_table, "order_id", "full_outer")
+             .select("order_id", "copies",
+                     F.when(F.col("copies").isNull(), "missing")
+                     .when(F.col("in_file").isNull(), "not in the file")
+                     .when(F.col("copies") > 1, "duplicated").alias("kind"))
+             .cache())
+    try:
+        rows = kinds.agg(F.coalesce(F.sum("copies"), F.lit(0))).first()[0]
+        counts = dict(kinds.where(F.col("kind").isNotNull()).groupBy("kind").count().collect())
+        differences = {kind: (counts.get(kind, 0), first_ids(kinds, kind) if counts.get(kind) else "")
+                       for kind in ("missing", "not in the file", "duplicated")}
+    finally:
+        kinds.unpersist()
+    return day_verdict(day, rows, found.count, differences)
+
+
+def first_ids(kinds, kind: str) -> str:
+    """The first five ids of one kind of difference, as listed() shows them."""
+    ids = [row.order_id for row in kinds.where(kinds.kind == kind).orderBy("order_id").limit(6).collect()]
+    return listed(ids[:5]) + (", ..." if len(ids) > 5 else "")
 
 
 def check_day(spark, run_date):
     """Compare the day run_date loads with its file; return (ok, message)."""
     day = day_loaded_by(as_date(run_date))
-    ids_in_file, why = file_ids(day)
-    return compare_day(day, ids_in_file, why, stored_ids(spark, day, day).get(day, []))
+    found, why = checked_file(day)
+    if found and found.count > IDS_IN_PYTHON:
+        return compare_in_spark(spark, found, day)
+    return compare_day(day, found.order_ids if found else None, why, stored_ids(spark, day, day).get(day, []))
 
 
 def parse_args(argv):

@@ -25,6 +25,8 @@ LOGS = Path("logs")
 LOG4J = Path(__file__).resolve().parent / "log4j2.properties"
 COLUMNS = ("order_id", "customer_id", "amount", "ordered_at")
 MAX_RUNS = 366
+# Where Spark 4's --packages (spark.jars.packages) keeps the JARs it has downloaded.
+IVY_JARS = Path.home() / ".ivy2.5.2" / "jars"
 
 SPARK_SETTINGS = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
@@ -145,19 +147,39 @@ def delta_spark(app_name: str):
     problem = java_problem()
     if problem:
         raise ToolkitError(problem)
-    from delta import configure_spark_with_delta_pip
     master = os.environ.get("SPARK_MASTER", "local[*]")
     builder = SparkSession.builder.master(master).appName(app_name)
     settings = {**SPARK_SETTINGS, **(LOCAL_SETTINGS if master.startswith("local") else {})}
     for key, value in settings.items():
         builder = builder.config(key, value)
-    builder = configure_spark_with_delta_pip(builder)
+    builder = with_delta_jars(builder)
     try:
         with jvm_output_to_log():
             return builder.getOrCreate()
     except Exception as error:
         raise ToolkitError(f"Spark with Delta did not start ({type(error).__name__}); its first start "
                            f"downloads Delta's JARs from Maven Central; see {shown(spark_log())}") from error
+
+
+def cached_delta_jars() -> list:
+    """Delta's two JARs in Spark's Ivy cache, once a first start has downloaded them; [] before."""
+    from importlib.metadata import version
+    import pyspark
+    spark_minor = ".".join(pyspark.__version__.split(".")[:2])
+    delta = version("delta-spark")
+    jars = IVY_JARS / f"io.delta_delta-spark_{spark_minor}_2.13-{delta}.jar", IVY_JARS / f"io.delta_delta-storage-{delta}.jar"
+    return [str(jar) for jar in jars] if all(jar.exists() for jar in jars) else []
+
+
+def with_delta_jars(builder):
+    """Delta's JARs for a new session: straight from the cache when they are there, which skips
+    resolving them through Ivy at every start (a second or two); else through delta-spark's
+    configure_spark_with_delta_pip, which downloads them from Maven Central and fills the cache."""
+    jars = cached_delta_jars()
+    if jars:
+        return builder.config("spark.jars", ",".join(jars))
+    from delta import configure_spark_with_delta_pip
+    return configure_spark_with_delta_pip(builder)
 
 
 def spark_log() -> Path:

@@ -37,7 +37,7 @@ class DayFile:
     count: int = 0
 
 
-def read_day_file(day: dt.date, keep_ids: bool = True) -> DayFile:
+def read_day_file(day: dt.date) -> DayFile:
     """Check every line of day's file; raise ToolkitError naming the file, line and problem."""
     path = day_file(day)
     if not path.exists():
@@ -53,8 +53,7 @@ def read_day_file(day: dt.date, keep_ids: bool = True) -> DayFile:
             if order_id in seen:
                 raise bad_line(path, rows.line_num, f"order_id {order_id} appears twice in the file")
             seen.add(order_id)
-            if keep_ids:
-                found.order_ids.append(order_id)
+            found.order_ids.append(order_id)
     found.size, found.sha256 = path.stat().st_size, digest.hexdigest()
     found.count = len(seen)
     return found
@@ -131,14 +130,29 @@ def read_orders(spark, found: DayFile, day: dt.date):
             .withColumn("order_date", F.lit(day).cast("date")))
 
 
-def ids_on_other_days(spark, orders, day: dt.date) -> list:
-    """Order ids of this file that the table already holds on another day (at most 5)."""
-    if not table_exists(spark):
+# Up to this many ids, the clash check names them in the query (one job, no join); a bigger day
+# is joined with its own rows read from the file instead.
+IDS_IN_QUERY = 1000
+
+
+def ids_on_other_days(spark, found: DayFile, orders, day: dt.date) -> list:
+    """Order ids of this file that the table already holds on another day (at most 5).
+
+    The filter on the file's lowest and highest id lets Delta skip every stored file whose id
+    range (min/max in its statistics) cannot overlap, so the check reads nothing for a shop whose
+    ids grow day by day, however long the table is."""
+    if not found.order_ids or not table_exists(spark):
         return []
     from pyspark.sql import functions as F
-    stored = orders_table(spark).where(F.col("order_date") != F.lit(day)).select("order_id", "order_date")
-    clash = stored.join(F.broadcast(orders.select("order_id")), "order_id", "left_semi").limit(5).collect()
-    return sorted((row.order_id, row.order_date) for row in clash)
+    stored = (orders_table(spark)
+              .where(F.col("order_id").between(min(found.order_ids), max(found.order_ids)))
+              .where(F.col("order_date") != F.lit(day))
+              .select("order_id", "order_date"))
+    if len(found.order_ids) <= IDS_IN_QUERY:
+        stored = stored.where(F.col("order_id").isin(found.order_ids))
+    else:
+        stored = stored.join(orders.select("order_id"), "order_id", "left_semi")
+    return sorted((row.order_id, row.order_date) for row in stored.limit(5).collect())
 
 
 def line_of_id(found: DayFile, order_id: int) -> int:
@@ -164,9 +178,9 @@ def load_day(spark, run_date) -> str:
     day = day_loaded_by(run_date)
     if not day_file(day).exists():
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
-    found = read_day_file(day, keep_ids=False)
+    found = read_day_file(day)
     orders = read_orders(spark, found, day)
-    clash = ids_on_other_days(spark, orders, day)
+    clash = ids_on_other_days(spark, found, orders, day)
     if clash:
         listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash)
         raise bad_line(found.path, line_of_id(found, clash[0][0]),

@@ -1,5 +1,6 @@
 """One Spark session for the whole run; every test works in a folder of its own."""
 import datetime
+import logging
 import os
 import shutil
 import subprocess
@@ -12,6 +13,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from delta_session import day_file, delta_spark, orders_table, table_path  # noqa: E402
+
+# py4j logs at INFO when it closes its connection at interpreter exit, after pytest has closed the
+# stream its log handler writes to: the suite would end with a "--- Logging error ---" trace.
+logging.getLogger("py4j").setLevel(logging.WARNING)
 
 # The course's late order for 15 September, appended to that day's file after its load.
 LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
