@@ -44,6 +44,11 @@ SPARK_SETTINGS = {
 
 # A local driver listens on loopback only, not on the machine's network address.
 LOCAL_SETTINGS = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+# Masters whose executors run on this machine, so the driver can keep to loopback: local[*], local-cluster[..],
+# a standalone master on 127.0.0.1 or localhost. A master elsewhere must reach the driver on the network.
+LOOPBACK_MASTER = re.compile(r"local.*|spark://(127\.0\.0\.1|localhost)(:\d+)?")
+# The cluster's shared secret (spark.authenticate): the same value the master and the workers were given.
+AUTH_SECRET_ENV = "SPARK_AUTHENTICATE_SECRET"
 
 
 class ToolkitError(Exception):
@@ -135,7 +140,8 @@ def java_problem() -> str:
 
 
 def delta_spark(app_name: str):
-    """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set."""
+    """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set
+    (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret."""
     from pyspark.sql import SparkSession
     if os.environ.get("SPARK_REMOTE"):
         return SparkSession.builder.remote(os.environ["SPARK_REMOTE"]).appName(app_name).getOrCreate()
@@ -148,8 +154,7 @@ def delta_spark(app_name: str):
     from delta import configure_spark_with_delta_pip
     master = os.environ.get("SPARK_MASTER", "local[*]")
     builder = SparkSession.builder.master(master).appName(app_name)
-    settings = {**SPARK_SETTINGS, **(LOCAL_SETTINGS if master.startswith("local") else {})}
-    for key, value in settings.items():
+    for key, value in {**SPARK_SETTINGS, **master_settings(master, os.environ)}.items():
         builder = builder.config(key, value)
     builder = configure_spark_with_delta_pip(builder)
     try:
@@ -158,6 +163,15 @@ def delta_spark(app_name: str):
     except Exception as error:
         raise ToolkitError(f"Spark with Delta did not start ({type(error).__name__}); its first start "
                            f"downloads Delta's JARs from Maven Central; see {shown(spark_log())}") from error
+
+
+def master_settings(master: str, env) -> dict:
+    """Loopback for a driver whose executors are on this machine; spark.authenticate when
+    SPARK_AUTHENTICATE_SECRET is set (a standalone cluster started with the same secret)."""
+    settings = dict(LOCAL_SETTINGS) if LOOPBACK_MASTER.fullmatch(master) else {}
+    if env.get(AUTH_SECRET_ENV):
+        settings.update({"spark.authenticate": "true", "spark.authenticate.secret": env[AUTH_SECRET_ENV]})
+    return settings
 
 
 def spark_log() -> Path:
