@@ -161,8 +161,16 @@ def delta_spark(app_name: str):
         with jvm_output_to_log():
             return builder.getOrCreate()
     except Exception as error:
-        raise ToolkitError(f"Spark with Delta did not start ({type(error).__name__}); its first start "
-                           f"downloads Delta's JARs from Maven Central; see {shown(spark_log())}") from error
+        raise ToolkitError(start_failure(master, error)) from error
+
+
+def start_failure(master: str, error: BaseException) -> str:
+    """Why a session may not have started: Delta's first download, or, on a cluster, the master or its secret."""
+    if master.startswith("local"):
+        where, hint = "", "its first start downloads Delta's JARs from Maven Central;"
+    else:
+        where, hint = f" on {master}", f"is the master up, and {AUTH_SECRET_ENV} its secret if it has one?"
+    return f"Spark with Delta did not start{where} ({type(error).__name__}); {hint} see {shown(spark_log())}"
 
 
 def master_settings(master: str, env) -> dict:
