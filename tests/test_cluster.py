@@ -87,8 +87,11 @@ def test_the_scripts_on_a_standalone_cluster_print_and_write_as_in_local_mode(tm
     assert [address for address in local_addresses if not is_loopback(address[0])] == []
 
     assert [(code, lines) for code, lines, _ in on_cluster] == [(code, lines) for code, lines, _ in in_local_mode]
-    (make, _), (backfill, lines), (load, reload), (check, month) = [(c, lines) for c, lines, _ in on_cluster]
+    (make, wrote), (backfill, lines), (load, reload), (check, month) = [(c, lines) for c, lines, _ in on_cluster]
     assert (make, backfill, load) == (0, 0, 0)
+    assert wrote == ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"]
+    assert len(lines) == 8 and all(line.startswith(f"{n}/7 run 2026-09-0{n + 1} ") for n, line in
+                                   zip(range(1, 8), lines))
     assert lines[0].startswith("1/7 run 2026-09-02 loaded 2026-09-01: 4 rows, orders_daily has 4; ok ")
     assert lines[-1] == "ran 7 runs, 0 failed; orders_daily has 7 days, 28 orders"
     assert reload == ["run 2026-09-06 loaded 2026-09-05: 4 rows, orders_daily has 29"]
