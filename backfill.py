@@ -3,7 +3,8 @@
     python backfill.py 2026-09-02 2026-10-01     # the 30 runs that load September
     python backfill.py 2026-09-02 2026-10-01 --parallel 4    # 4 runs at once, see docs/parallel.md
 
-A line per run as it goes, with its time. A failed run (no file, bad data, a failed check) is
+A line per run as it goes, with its place and its time (`12/365 run 2026-09-13 loaded ... (1.02 s)`);
+the closing line ends with the whole backfill's time, Spark's start included. A failed run (no file, bad data, a failed check) is
 reported and the backfill goes on with the next date, as an orchestrator's backfill does; the
 closing line counts and names the failed run dates, and the exit code is 1 if any failed.
 Rerunning it, or starting over after a stop, ends with the same table.
@@ -16,6 +17,7 @@ closing line counts the skipped ones. --dry-run prints the choice and writes not
 """
 import argparse
 import random
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -50,11 +52,14 @@ def table_summary(spark) -> str:
     return f"{TABLE} has {days} days, {orders} orders"
 
 
-def backfill(spark, first, last, show=print, reprocess="all", workers=1) -> tuple:
+def backfill(spark, first, last, show=print, reprocess="all", workers=1, planned=None) -> tuple:
     """Run the dates from first to last that reprocess chooses (all: every one), workers at once;
-    show each run's line; return (failed dates, closing line)."""
+    show each run's line; return (failed dates, closing line). planned(n), if given, hears how
+    many runs there will be before the first one starts."""
     table_exists(spark)  # a damaged table stops the backfill in one line, before its first run
     dates = dates_to_run(spark, first, last, reprocess)
+    if planned is not None:
+        planned(len(dates))
     skipped = len(run_dates(first, last)) - len(dates)
     if workers > 1:
         failed = run_parallel(spark, dates, workers, show)
@@ -126,6 +131,25 @@ def run_parallel(spark, dates, workers: int, show, attempts=RETRY_ATTEMPTS) -> l
     return sorted(failed)
 
 
+RUN_LINE = re.compile(r".* \(\d+\.\d\d s\)")  # a run's line from run_one; a retry's line has no (N.NN s)
+
+
+class Progress:
+    """main's show: a run's line gets its place in front (3/30); other lines are printed as they are."""
+
+    def __init__(self):
+        self.done, self.total = 0, 0
+
+    def planned(self, total: int) -> None:
+        self.total = total
+
+    def __call__(self, line: str) -> None:
+        if RUN_LINE.fullmatch(line):
+            self.done += 1
+            line = f"{self.done}/{self.total} {line}"
+        print(line, flush=True)
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("first", type=parse_date, help="first run date (YYYY-MM-DD)")
@@ -146,15 +170,17 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    started = time.perf_counter()
 
     def body():
         spark = delta_spark("backfill")
         if args.dry_run:
             print("\n".join(dry_run(spark, args.first, args.last, args.reprocess)))
             return 0
-        failed, closing = backfill(spark, args.first, args.last, show=lambda line: print(line, flush=True),
-                                   reprocess=args.reprocess, workers=args.parallel)
-        print(closing)
+        progress = Progress()
+        failed, closing = backfill(spark, args.first, args.last, show=progress, reprocess=args.reprocess,
+                                   workers=args.parallel, planned=progress.planned)
+        print(f"{closing} ({time.perf_counter() - started:.1f} s)")
         return 1 if failed else 0
     return run_main(body, args.verbose)
 

@@ -46,6 +46,11 @@ SPARK_SETTINGS = {
 
 # A local driver listens on loopback only, not on the machine's network address.
 LOCAL_SETTINGS = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+# Masters whose executors run on this machine, so the driver can keep to loopback: local[*], local-cluster[..],
+# a standalone master on 127.0.0.1 or localhost. A master elsewhere must reach the driver on the network.
+LOOPBACK_MASTER = re.compile(r"local.*|spark://(127\.0\.0\.1|localhost)(:\d+)?")
+# The cluster's shared secret (spark.authenticate): the same value the master and the workers were given.
+AUTH_SECRET_ENV = "SPARK_AUTHENTICATE_SECRET"
 
 
 class ToolkitError(Exception):
@@ -137,7 +142,8 @@ def java_problem() -> str:
 
 
 def delta_spark(app_name: str):
-    """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set."""
+    """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set
+    (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret."""
     from pyspark.sql import SparkSession
     if os.environ.get("SPARK_REMOTE"):
         return SparkSession.builder.remote(os.environ["SPARK_REMOTE"]).appName(app_name).getOrCreate()
@@ -149,16 +155,32 @@ def delta_spark(app_name: str):
         raise ToolkitError(problem)
     master = os.environ.get("SPARK_MASTER", "local[*]")
     builder = SparkSession.builder.master(master).appName(app_name)
-    settings = {**SPARK_SETTINGS, **(LOCAL_SETTINGS if master.startswith("local") else {})}
-    for key, value in settings.items():
+    for key, value in {**SPARK_SETTINGS, **master_settings(master, os.environ)}.items():
         builder = builder.config(key, value)
     builder = with_delta_jars(builder)
     try:
         with jvm_output_to_log():
             return builder.getOrCreate()
     except Exception as error:
-        raise ToolkitError(f"Spark with Delta did not start ({type(error).__name__}); its first start "
-                           f"downloads Delta's JARs from Maven Central; see {shown(spark_log())}") from error
+        raise ToolkitError(start_failure(master, error)) from error
+
+
+def start_failure(master: str, error: BaseException) -> str:
+    """Why a session may not have started: Delta's first download, or, on a cluster, the master or its secret."""
+    if master.startswith("local"):
+        where, hint = "", "its first start downloads Delta's JARs from Maven Central;"
+    else:
+        where, hint = f" on {master}", f"is the master up, and {AUTH_SECRET_ENV} its secret if it has one?"
+    return f"Spark with Delta did not start{where} ({type(error).__name__}); {hint} see {shown(spark_log())}"
+
+
+def master_settings(master: str, env) -> dict:
+    """Loopback for a driver whose executors are on this machine; spark.authenticate when
+    SPARK_AUTHENTICATE_SECRET is set (a standalone cluster started with the same secret)."""
+    settings = dict(LOCAL_SETTINGS) if LOOPBACK_MASTER.fullmatch(master) else {}
+    if env.get(AUTH_SECRET_ENV):
+        settings.update({"spark.authenticate": "true", "spark.authenticate.secret": env[AUTH_SECRET_ENV]})
+    return settings
 
 
 def cached_delta_jars() -> list:

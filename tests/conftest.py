@@ -90,3 +90,16 @@ def run_script(*args, cwd) -> subprocess.CompletedProcess:
     """Run one of the scripts as a user would, in folder cwd."""
     return subprocess.run([sys.executable, str(ROOT / args[0]), *args[1:]], cwd=cwd,
                           capture_output=True, text=True, timeout=300)
+
+
+def group_members(group: int) -> list:
+    """The live (not zombie) processes of a process group, by pid."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            members.append(stat.parent.name)
+    return members

@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import ROOT, table_rows
+from conftest import ROOT, group_members, table_rows
 from fingerprint import content_sha256
 from delta_session import day_file
 
@@ -77,18 +77,6 @@ class Backfill:
             time.sleep(0.1)
         assert group_members(self.process.pid) == [], "a process of the killed backfill lives on"
         return running
-
-
-def group_members(group: int) -> list:
-    members = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == group and fields[0] != "Z":
-            members.append(stat.parent.name)
-    return members
 
 
 def sleep_to_kill_moment(run: Backfill, rng: random.Random, first: float, rest: float) -> None:

@@ -30,6 +30,11 @@ from conftest import run_script
     ("history.py", ["--limit", "many"], "argument --limit: invalid int value: 'many'"),
     ("history.py", ["--since", "2026-09-01"], "unrecognized arguments: --since"),
     ("make_days.py", ["--month", "2026-10"], "unrecognized arguments: --month 2026-10"),
+    ("make_days.py", ["--from", "2026-09-10", "--to", "2026-09-01"], "--from 2026-09-10 is after --to 2026-09-01"),
+    ("make_days.py", ["--to", "2026-08-31"], "--from 2026-09-01 is after --to 2026-08-31"),
+    ("make_days.py", ["--from", "last week"], "argument --from: 'last week' is not a date in the form YYYY-MM-DD"),
+    ("make_days.py", ["--to", "2026-09-31"], "argument --to: '2026-09-31' is not a calendar date"),
+    ("make_days.py", ["--from", "2016-09-01"], "3682 days is more than 3660; write a shorter range"),
 ])
 def test_bad_arguments_are_usage_errors_before_spark(tmp_path, script, args, message):
     done = run_script(script, *args, cwd=tmp_path)

@@ -1,0 +1,119 @@
+"""The scripts on a Spark standalone cluster print the same lines and build the same table as in local mode.
+
+    flock /tmp/jvm.lock timeout 900 .venv/bin/python -m pytest -q -s tests/test_cluster.py   # -s: the figures
+
+One master and one worker (1 core, 1 GB) from pyspark's own jars on 127.0.0.1, with spark.authenticate
+(tests/standalone.py). The same commands run as processes once against it (SPARK_MASTER, the secret in
+SPARK_AUTHENTICATE_SECRET) and once in local mode, each in its own folder: make_days, a week's backfill,
+a late order for 5 September and its reload, the month check. Every socket the daemons, the executors and
+the drivers listen on is on loopback.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+from conftest import ROOT, group_members, table_rows
+from standalone import StandaloneCluster, is_loopback, listening
+
+WEEK = ("2026-09-02", "2026-09-08")  # loads 1 to 7 September
+LATE_ORDER_5TH = "2131,C02,19.99,2026-09-05T20:30:00"
+COMMANDS = (("make_days.py",), ("backfill.py", *WEEK), ("load_day.py", "2026-09-06"),
+            ("check_month.py", "2026-09", "--today", "2026-09-09"))
+MONTH_ON_THE_9TH = [
+    "September 2026: 7 ok, 1 missing, 22 future",
+    "Mon        Tue        Wed        Thu        Fri        Sat        Sun",
+    "            1 ok       2 ok       3 ok       4 ok       5 ok       6 ok",
+    " 7 ok       8 missing  9 future  10 future  11 future  12 future  13 future",
+    "14 future  15 future  16 future  17 future  18 future  19 future  20 future",
+    "21 future  22 future  23 future  24 future  25 future  26 future  27 future",
+    "28 future  29 future  30 future",
+    ""]
+TIME = re.compile(r" \((\d+\.\d+) s\)$")
+NOT_LOCAL = ("SPARK_MASTER", "SPARK_REMOTE", "SPARK_AUTHENTICATE_SECRET")
+
+
+def run_watched(script_args, folder, env, groups=()) -> tuple:
+    """Run a script; return (exit code, stdout, stderr, addresses its driver listened on, and the groups')."""
+    process = subprocess.Popen([sys.executable, str(ROOT / script_args[0]), *script_args[1:]], cwd=folder,
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    driver, others = set(), set()
+    while process.poll() is None:
+        driver |= listening([process.pid])
+        others |= listening(groups)
+        time.sleep(0.3)
+    out, err = process.communicate(timeout=300)
+    return process.returncode, out, err, driver, others
+
+
+def run_commands(folder, env, groups=()) -> tuple:
+    """Every command in turn, the late order appended before the reload; return (results, addresses)."""
+    folder.mkdir()
+    results, addresses = [], set()
+    for command in COMMANDS:
+        if command[0] == "load_day.py":
+            with open(folder / "landing" / "orders" / "2026-09-05.csv", "a") as day:
+                day.write(LATE_ORDER_5TH + "\n")
+        code, out, err, driver, others = run_watched(command, folder, env, groups)
+        assert err == "", (command, err)
+        results.append((code, [TIME.sub("", line) for line in out.splitlines()], out))
+        addresses |= driver | others
+        if command[0] == "backfill.py":
+            assert driver, "the backfill's driver was never seen listening"
+    return results, addresses
+
+
+def seconds(out: str) -> float:
+    return float(TIME.search(out.splitlines()[-1]).group(1))
+
+
+def test_the_scripts_on_a_standalone_cluster_print_and_write_as_in_local_mode(tmp_path, request, monkeypatch):
+    (tmp_path / "daemons").mkdir()
+    with StandaloneCluster(tmp_path / "daemons") as cluster:
+        groups = cluster.groups()
+        on_cluster, addresses = run_commands(tmp_path / "cluster", cluster.driver_env(), groups)
+        cluster.wait_for(lambda state: len(state["completedapps"]) == 3, "the 3 applications to end", 60)
+        apps = sorted(app["name"] for app in cluster.state()["completedapps"])
+    assert [group_members(group) for group in groups] == [[], []]
+    assert apps == ["backfill", "check_month", "load_day"]
+    assert len(list((tmp_path / "daemons" / "work").glob("app-*/0/stderr"))) == 3  # an executor each
+    assert {port for _, port in addresses} >= {cluster.port, cluster.ui_port, cluster.worker_ui_port}
+    assert [address for address in addresses if not is_loopback(address[0])] == []
+
+    local_env = {key: value for key, value in os.environ.items() if key not in NOT_LOCAL}
+    in_local_mode, local_addresses = run_commands(tmp_path / "local", local_env)
+    assert [address for address in local_addresses if not is_loopback(address[0])] == []
+
+    assert [(code, lines) for code, lines, _ in on_cluster] == [(code, lines) for code, lines, _ in in_local_mode]
+    (make, wrote), (backfill, lines), (load, reload), (check, month) = [(c, lines) for c, lines, _ in on_cluster]
+    assert (make, backfill, load) == (0, 0, 0)
+    assert wrote == ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"]
+    assert len(lines) == 8 and all(line.startswith(f"{n}/7 run 2026-09-0{n + 1} ") for n, line in
+                                   zip(range(1, 8), lines))
+    assert lines[0].startswith("1/7 run 2026-09-02 loaded 2026-09-01: 4 rows, orders_daily has 4; ok ")
+    assert lines[-1] == "ran 7 runs, 0 failed; orders_daily has 7 days, 28 orders"
+    assert reload == ["run 2026-09-06 loaded 2026-09-05: 4 rows, orders_daily has 29"]
+    assert (check, month[:8]) == (1, MONTH_ON_THE_9TH)
+    assert month[-1] == "PROBLEM 2026-09: 23 of 30 days do not match"  # the future days count too
+    print(f"\ncluster up in {cluster.started_in:.1f} s; the week's backfill: {seconds(on_cluster[1][2]):.1f} s "
+          f"on the cluster, {seconds(in_local_mode[1][2]):.1f} s in local mode")
+
+    spark = request.getfixturevalue("spark")  # a local session only now, not beside the cluster
+    monkeypatch.chdir(tmp_path / "cluster")
+    rows = table_rows(spark)
+    monkeypatch.chdir(tmp_path / "local")
+    assert table_rows(spark) == rows and len(rows) == 29
+    assert (2131, "C02") in [row[:2] for row in rows]
+
+
+def test_the_driver_keeps_to_loopback_only_for_a_master_on_this_machine_and_reads_the_secret():
+    from delta_session import LOCAL_SETTINGS, master_settings
+    for master in ("local[*]", "local[2]", "spark://127.0.0.1:7077", "spark://localhost:7077"):
+        assert master_settings(master, {}) == LOCAL_SETTINGS, master
+    for master in ("spark://10.1.2.3:7077", "spark://127.0.0.1.example.com:7077", "yarn", "k8s://https://k:443"):
+        assert master_settings(master, {}) == {}, master
+    assert master_settings("yarn", {"SPARK_AUTHENTICATE_SECRET": "s3"}) == {
+        "spark.authenticate": "true", "spark.authenticate.secret": "s3"}
+    assert master_settings("spark://127.0.0.1:7077", {"SPARK_AUTHENTICATE_SECRET": ""}) == LOCAL_SETTINGS
