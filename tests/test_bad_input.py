@@ -106,3 +106,14 @@ def test_refusal_found_by_spark_has_no_java_trace(september, spark):
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"error: {REJECTED['order_id already stored on another day'][1]}\n"
     assert table_state(spark) == before
+
+
+def test_clash_check_of_a_big_file_joins_instead_of_naming_ids(september, spark, monkeypatch, capsys):
+    """Above IDS_IN_QUERY ids the clash check joins the file's rows: the same refusal, nothing written."""
+    import load_day
+    monkeypatch.setattr(load_day, "IDS_IN_QUERY", 0)
+    before = table_state(spark)
+    day_file(SEP_15).write_bytes(REJECTED["order_id already stored on another day"][0])
+    assert load_day_main(["2026-09-16"]) == 1
+    assert capsys.readouterr().err == f"error: {REJECTED['order_id already stored on another day'][1]}\n"
+    assert table_state(spark) == before

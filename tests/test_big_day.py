@@ -37,6 +37,7 @@ def write_big_day(day: dt.date) -> int:
 
 def test_a_million_row_day_loads_in_bounded_memory(days, spark):
     from pyspark.sql import functions as F
+    from check_day import check_day
     from load_day import load_day
     load_day(spark, "2026-09-02")  # another day in the table, for the check against other days' ids
     day = dt.date(2026, 9, 15)
@@ -54,3 +55,5 @@ def test_a_million_row_day_loads_in_bounded_memory(days, spark):
     assert day_rows.agg(F.count("*"), F.countDistinct("order_id"), F.sum("amount")).first() == (
         ROWS, ROWS, Decimal(cents) / 100)
     assert sorted(orders_table(spark).where(F.col("order_date") != F.lit(day)).collect()) == others
+    # compared inside Spark (check_day.IDS_IN_PYTHON): only counts come back to Python
+    assert check_day(spark, "2026-09-16") == (True, f"ok 2026-09-15: {ROWS} rows for the file's {ROWS} orders, 0 missing")

@@ -4,11 +4,10 @@
 
 One master and one worker (1 core, 1 GB) from pyspark's own jars on 127.0.0.1, with spark.authenticate
 (tests/standalone.py). The same commands run as processes once against it (SPARK_MASTER, the secret in
-SPARK_AUTHENTICATE_SECRET) and once in local mode, each in its own folder: make_days, a week's backfill,
+SPARK_AUTHENTICATE_SECRET), and once in local mode in this test run's own session, each in its own folder: make_days, a week's backfill,
 a late order for 5 September and its reload, the month check. Every socket the daemons, the executors and
 the drivers listen on is on loopback.
 """
-import os
 import re
 import subprocess
 import sys
@@ -31,7 +30,7 @@ MONTH_ON_THE_9TH = [
     "28 future  29 future  30 future",
     ""]
 TIME = re.compile(r" \((\d+\.\d+) s\)$")
-NOT_LOCAL = ("SPARK_MASTER", "SPARK_REMOTE", "SPARK_AUTHENTICATE_SECRET")
+PLACE = re.compile(r"^\d+/\d+ ")  # backfill.py's place on the terminal; backfill() shows no place
 
 
 def run_watched(script_args, folder, env, groups=()) -> tuple:
@@ -65,11 +64,32 @@ def run_commands(folder, env, groups=()) -> tuple:
     return results, addresses
 
 
+def local_mode(spark, folder, monkeypatch, capsys) -> list:
+    """The same commands in local mode, in this test run's own Spark session: [(exit code, lines)]."""
+    from backfill import backfill
+    from check_month import main as check_month_main
+    from load_day import load_day
+    from make_days import main as make_days_main
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    capsys.readouterr()
+    results = [(make_days_main([]), capsys.readouterr().out.splitlines())]
+    lines = []
+    failed, closing = backfill(spark, *WEEK, show=lines.append)
+    results.append((1 if failed else 0, [TIME.sub("", line) for line in lines] + [closing]))
+    with open(folder / "landing" / "orders" / "2026-09-05.csv", "a") as day:
+        day.write(LATE_ORDER_5TH + "\n")
+    results.append((0, [load_day(spark, "2026-09-06")]))
+    results.append((check_month_main(list(COMMANDS[3][1:])), capsys.readouterr().out.splitlines()))
+    return results
+
+
 def seconds(out: str) -> float:
     return float(TIME.search(out.splitlines()[-1]).group(1))
 
 
-def test_the_scripts_on_a_standalone_cluster_print_and_write_as_in_local_mode(tmp_path, request, monkeypatch):
+def test_the_scripts_on_a_standalone_cluster_print_and_write_as_in_local_mode(tmp_path, request, monkeypatch,
+                                                                             capsys):
     (tmp_path / "daemons").mkdir()
     with StandaloneCluster(tmp_path / "daemons") as cluster:
         groups = cluster.groups()
@@ -82,11 +102,8 @@ def test_the_scripts_on_a_standalone_cluster_print_and_write_as_in_local_mode(tm
     assert {port for _, port in addresses} >= {cluster.port, cluster.ui_port, cluster.worker_ui_port}
     assert [address for address in addresses if not is_loopback(address[0])] == []
 
-    local_env = {key: value for key, value in os.environ.items() if key not in NOT_LOCAL}
-    in_local_mode, local_addresses = run_commands(tmp_path / "local", local_env)
-    assert [address for address in local_addresses if not is_loopback(address[0])] == []
-
-    assert [(code, lines) for code, lines, _ in on_cluster] == [(code, lines) for code, lines, _ in in_local_mode]
+    in_local_mode = local_mode(request.getfixturevalue("spark"), tmp_path / "local", monkeypatch, capsys)
+    assert [(code, [PLACE.sub("", line) for line in lines]) for code, lines, _ in on_cluster] == in_local_mode
     (make, wrote), (backfill, lines), (load, reload), (check, month) = [(c, lines) for c, lines, _ in on_cluster]
     assert (make, backfill, load) == (0, 0, 0)
     assert wrote == ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"]
@@ -98,12 +115,11 @@ def test_the_scripts_on_a_standalone_cluster_print_and_write_as_in_local_mode(tm
     assert (check, month[:8]) == (1, MONTH_ON_THE_9TH)
     assert month[-1] == "PROBLEM 2026-09: 23 of 30 days do not match"  # the future days count too
     print(f"\ncluster up in {cluster.started_in:.1f} s; the week's backfill: {seconds(on_cluster[1][2]):.1f} s "
-          f"on the cluster, {seconds(in_local_mode[1][2]):.1f} s in local mode")
+          f"on the cluster")
 
-    spark = request.getfixturevalue("spark")  # a local session only now, not beside the cluster
+    spark = request.getfixturevalue("spark")
+    rows = table_rows(spark)  # the local folder's table
     monkeypatch.chdir(tmp_path / "cluster")
-    rows = table_rows(spark)
-    monkeypatch.chdir(tmp_path / "local")
     assert table_rows(spark) == rows and len(rows) == 29
     assert (2131, "C02") in [row[:2] for row in rows]
 

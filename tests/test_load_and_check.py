@@ -114,3 +114,18 @@ def test_cli_error_has_no_java_trace(september):
     done = run_script("load_day.py", "2026-09-16", cwd=september)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == "error: landing/orders/2026-09-15.csv line 5: 3 fields, expected 4\n"
+
+
+def test_a_big_day_is_compared_inside_spark_with_the_same_lines(september, spark, monkeypatch):
+    """Above IDS_IN_PYTHON orders check_day compares in Spark; its lines are the small days' lines."""
+    import check_day as module
+    spark.sql("DELETE FROM orders_daily WHERE order_id = 2059")
+    spark.sql("INSERT INTO orders_daily SELECT 9001, customer_id, amount, ordered_at, order_date "
+              "FROM orders_daily WHERE order_id = 2060")
+    spark.sql("INSERT INTO orders_daily SELECT * FROM orders_daily WHERE order_id = 2060")
+    in_python = check_day(spark, "2026-09-16")
+    monkeypatch.setattr(module, "IDS_IN_PYTHON", 0)
+    assert check_day(spark, "2026-09-16") == in_python == (
+        False, "PROBLEM 2026-09-15: 4 rows for the file's 3 orders, 1 missing (2059), "
+               "1 not in the file (9001), 1 duplicated (2060)")
+    assert check_day(spark, "2026-09-02") == (True, "ok 2026-09-01: 4 rows for the file's 4 orders, 0 missing")
