@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from delta_session import day_file, delta_spark, orders_table, table_path  # noqa: E402
+from delta_session import day_file, delta_spark, orders_table, table_version  # noqa: E402,F401
 
 # The course's late order for 15 September, appended to that day's file after its load.
 LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
@@ -69,11 +69,6 @@ def table_rows(spark, day=None) -> list:
     if day is not None:
         table = table.where(f"order_date = '{day}'")
     return sorted(tuple(row) for row in table.collect())
-
-
-def table_version(spark) -> int:
-    from delta.tables import DeltaTable
-    return DeltaTable.forPath(spark, str(table_path())).history(1).first().version
 
 
 def append_line(day, line: str) -> None:
