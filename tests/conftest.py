@@ -76,7 +76,7 @@ def append_line(day, line: str) -> None:
         handle.write(line + "\n")
 
 
-def run_script(*args, cwd) -> subprocess.CompletedProcess:
-    """Run one of the scripts as a user would, in folder cwd."""
-    return subprocess.run([sys.executable, str(ROOT / args[0]), *args[1:]], cwd=cwd,
+def run_script(*args, cwd, env=None) -> subprocess.CompletedProcess:
+    """Run one of the scripts as a user would, in folder cwd (with env instead of this process's)."""
+    return subprocess.run([sys.executable, str(ROOT / args[0]), *args[1:]], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)

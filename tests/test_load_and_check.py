@@ -114,3 +114,12 @@ def test_cli_error_has_no_java_trace(september):
     done = run_script("load_day.py", "2026-09-16", cwd=september)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == "error: landing/orders/2026-09-15.csv line 5: 3 fields, expected 4\n"
+
+
+def test_orders_daily_is_a_view_of_this_session_that_sees_each_new_commit(days, spark):
+    load_day(spark, "2026-09-03")
+    assert spark.table("orders_daily").count() == 5
+    load_day(spark, "2026-09-04")  # a new commit: the same view, read again, sees it
+    assert spark.table("orders_daily").count() == 9
+    assert [table.isTemporary for table in spark.catalog.listTables() if table.name == "orders_daily"] == [True]
+    assert not spark.newSession().catalog.tableExists("orders_daily")
