@@ -117,7 +117,11 @@ def test_a_late_order_loaded_by_hand_then_checked_and_in_the_history(server, mon
 def test_parallel_backfill(server):
     done = run(server, "backfill.py", "2026-09-17", "2026-09-20", "--parallel", "2")
     found = lines_of(done)
-    runs = sorted(re.sub(r"orders_daily has \d+", "orders_daily has N", line) for line in found[:-1])
+    retries = [line for line in found if " lost a write conflict " in line]  # as locally: no partitions
+    assert all(re.fullmatch(r"run 2026-09-(17|18|19|20) lost a write conflict \(DELTA_CONCURRENT_APPEND"
+                            r"\.WITHOUT_HINT\); attempt [2-8] of 8 in \d+\.\d s", line) for line in retries), retries
+    runs = sorted(re.sub(r"orders_daily has \d+", "orders_daily has N", line)
+                  for line in found[:-1] if line not in retries)
     assert runs == [f"run {run_date} loaded {day_loaded_by(run_date)}: {rows} rows, orders_daily has N; "
                     f"ok {day_loaded_by(run_date)}: {rows} rows for the file's {rows} orders, 0 missing"
                     for run_date, rows in zip(run_dates("2026-09-17", "2026-09-20"), DAY_COUNTS[15:19])]
@@ -165,7 +169,7 @@ def test_another_folder_has_its_own_orders_daily_and_the_name_sees_each_commit(s
         assert found[0] == "created orders_daily empty first, so that the runs do not race to create it"
         assert re.fullmatch(r"[1-4] of 4 runs succeeded; orders_daily holds whole days only.*", found[-1])
         assert mine.table("orders_daily").count() == 48  # the other client's view did not repoint mine
-        assert all(name.startswith((server["folder"] / "lake").as_uri())
+        assert all(str(server["folder"] / "lake" / "orders_daily") in name
                    for name in mine.table("orders_daily").inputFiles())
         append_line(SEP_15, LATE_ORDER)
         assert lines_of(run(server, "load_day.py", "2026-09-16")) == [
