@@ -24,7 +24,6 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 from delta_session import LOCAL_SETTINGS, LOGS, SPARK_SETTINGS, ToolkitError, add_verbose, run_main, shown
@@ -130,17 +129,18 @@ def end_group(pid: int) -> None:
         except ProcessLookupError:
             return
         deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if not Path(f"/proc/{pid}").exists() or "Z" in proc_state(pid):
-                return
+        while alive(pid) and time.monotonic() < deadline:
             time.sleep(0.2)
+        if not alive(pid):
+            return
 
 
-def proc_state(pid: int) -> str:
+def alive(pid: int) -> bool:
+    """pid runs: it exists and is no zombie (an ended server its parent has not reaped yet)."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
-        return ""
+        return False
 
 
 def wait_until_up(state: dict, timeout: float) -> None:
@@ -153,32 +153,25 @@ def wait_until_up(state: dict, timeout: float) -> None:
         time.sleep(0.5)
 
 
-@contextmanager
-def scratch_folder(folder: Path):
-    """Work in folder (made empty first), then remove it."""
-    here = Path.cwd()
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    os.chdir(folder)
-    try:
-        yield folder
-    finally:
-        os.chdir(here)
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def warm_up(spark) -> None:
     """Two real runs and a history read in logs/warmup/ (then removed): the first load and check,
     a rerun over an existing table; what a by-hand rerun needs is then loaded and compiled."""
     from backfill import backfill
     from history import table_history
     from make_days import make_days
-    with scratch_folder(Path.cwd().resolve() / LOGS / "warmup"):
+    here, folder = Path.cwd(), Path.cwd().resolve() / LOGS / "warmup"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    os.chdir(folder)
+    try:
         make_days()
         failed, closing = backfill(spark, "2026-09-02", "2026-09-03", show=lambda line: None)
         if failed:
             raise ToolkitError(f"the warm-up failed: {closing}")
         table_history(spark, 1)
+    finally:
+        os.chdir(here)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def start(port=None) -> str:

@@ -13,7 +13,6 @@ import shlex
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -24,7 +23,7 @@ from day_states import DayState, file_sha256, state_of
 from delta_session import day_loaded_by, orders_table, run_dates
 from make_days import DAY_COUNTS
 from month_calendar import draw_calendar
-from spark_server import proc_state
+from spark_server import alive
 
 SEPTEMBER = dt.date(2026, 9, 1)
 TIME = re.compile(r" \(\d+\.\d\d s\)$")
@@ -34,10 +33,6 @@ def client_env(remote=None) -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ("SPARK_REMOTE", "SPARK_CONNECT_AUTHENTICATE_TOKEN") and not k.startswith("SHOP_")}
     return {**env, "SPARK_REMOTE": remote} if remote else env
-
-
-def gone(pid: int) -> bool:
-    return not Path(f"/proc/{pid}").exists() or proc_state(pid) == "Z"
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +51,7 @@ def server(tmp_path_factory):
     finally:
         if state:
             run_script("spark_server.py", "stop", cwd=folder, env=client_env())
-            assert gone(state["pid"])
+            assert not alive(state["pid"])
 
 
 def run(server, *args, folder=None):
@@ -193,7 +188,7 @@ def test_stop_ends_the_server_and_frees_its_port(server):
     done = run_script("spark_server.py", "stop", cwd=server["folder"], env=client_env())
     assert (done.returncode, done.stdout) == (0, f"stopped the Spark server (pid {server['pid']}, port "
                                                  f"{server['port']}); unset SPARK_REMOTE in your shell\n")
-    assert gone(server["pid"]) and not (server["folder"] / ".spark_server").exists()
+    assert not alive(server["pid"]) and not (server["folder"] / ".spark_server").exists()
     done = run_script("spark_server.py", "status", cwd=server["folder"], env=client_env())
     assert (done.returncode, done.stdout) == (1, "no Spark server is running here\n")
     with socket.socket() as probe:
