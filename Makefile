@@ -6,9 +6,10 @@ PY := $(VENV)/bin/python
 .PHONY: setup airflow-setup run test bench bench-parallel
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt
+# requirements-connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
+$(VENV)/.installed: requirements.txt requirements-connect.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q -r requirements.txt -r requirements-connect.txt
 	touch $@
 
 # Make September's files, backfill it in one Spark session, check the month.

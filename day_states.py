@@ -18,7 +18,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from delta_session import as_date, day_file, day_loaded_by, run_dates, table_exists, table_path
+from delta_session import as_date, day_file, day_loaded_by, history_frame, run_dates, table_exists
 from check_day import compare_day, file_ids, stored_ids
 
 STATES = ("ok", "changed", "mismatch", "missing", "no file", "future")
@@ -45,8 +45,7 @@ def latest_loads(spark, first_day, last_day) -> dict:
     """For each day from first_day to last_day, the lineage of its latest load; one pass over the history."""
     if not table_exists(spark):
         return {}
-    from delta.tables import DeltaTable
-    commits = (DeltaTable.forPath(spark, str(table_path())).history()
+    commits = (history_frame(spark)
                .where("userMetadata IS NOT NULL").select("version", "userMetadata").collect())
     first, last, loads = str(as_date(first_day)), str(as_date(last_day)), {}
     for commit in sorted(commits, key=lambda found: found.version, reverse=True):

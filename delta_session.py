@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ COLUMNS = ("order_id", "customer_id", "amount", "ordered_at")
 MAX_RUNS = 366
 # Where Spark 4's --packages (spark.jars.packages) keeps the JARs it has downloaded.
 IVY_JARS = Path.home() / ".ivy2.5.2" / "jars"
+LOCATION_KEY = "shop.orders_daily.location"  # session setting: where this session's view points
 
 SPARK_SETTINGS = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
@@ -146,6 +148,9 @@ def delta_spark(app_name: str):
     (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret."""
     from pyspark.sql import SparkSession
     if os.environ.get("SPARK_REMOTE"):
+        problem = remote_problem(os.environ["SPARK_REMOTE"])
+        if problem:
+            raise ToolkitError(problem)
         return SparkSession.builder.remote(os.environ["SPARK_REMOTE"]).appName(app_name).getOrCreate()
     active = SparkSession.getActiveSession()
     if active is not None:
@@ -183,13 +188,22 @@ def master_settings(master: str, env) -> dict:
     return settings
 
 
+def delta_versions() -> tuple:
+    """(Spark's major.minor, delta-spark's version) as installed, e.g. ('4.2', '4.4.0')."""
+    from importlib.metadata import version
+    return ".".join(version("pyspark").split(".")[:2]), version("delta-spark")
+
+
+def delta_package() -> str:
+    """The Maven coordinates of Delta's JAR for the installed pair."""
+    spark, delta = delta_versions()
+    return f"io.delta:delta-spark_{spark}_2.13:{delta}"
+
+
 def cached_delta_jars() -> list:
     """Delta's two JARs in Spark's Ivy cache, once a first start has downloaded them; [] before."""
-    from importlib.metadata import version
-    import pyspark
-    spark_minor = ".".join(pyspark.__version__.split(".")[:2])
-    delta = version("delta-spark")
-    jars = IVY_JARS / f"io.delta_delta-spark_{spark_minor}_2.13-{delta}.jar", IVY_JARS / f"io.delta_delta-storage-{delta}.jar"
+    spark, delta = delta_versions()
+    jars = IVY_JARS / f"io.delta_delta-spark_{spark}_2.13-{delta}.jar", IVY_JARS / f"io.delta_delta-storage-{delta}.jar"
     return [str(jar) for jar in jars] if all(jar.exists() for jar in jars) else []
 
 
@@ -202,6 +216,19 @@ def with_delta_jars(builder):
         return builder.config("spark.jars", ",".join(jars))
     from delta import configure_spark_with_delta_pip
     return configure_spark_with_delta_pip(builder)
+
+
+def remote_problem(url: str) -> str:
+    """Why nothing answers at SPARK_REMOTE's host and port, or '' (the client would retry for minutes)."""
+    found = re.match(r"sc://([^/:;]+):(\d+)", url)
+    if not found:
+        return ""
+    try:
+        socket.create_connection((found.group(1), int(found.group(2))), timeout=2).close()
+        return ""
+    except OSError:
+        return (f"no Spark Connect server answers at {found.group(0)} (SPARK_REMOTE): start one with "
+                f'eval "$(python spark_server.py start)", or unset SPARK_REMOTE to run Spark in this process')
 
 
 def spark_log() -> Path:
@@ -284,24 +311,56 @@ def orders_table(spark):
     return spark.table(TABLE)
 
 
-def register_table(spark) -> None:
-    """Point the name orders_daily at the table below the current folder (no metastore needed)."""
+def register_table(spark, refresh: bool = False) -> None:
+    """Point the name orders_daily at the table below the current folder, for this session only.
+
+    A temporary view, not a catalog table: the clients of one Spark Connect server share its catalog,
+    so a table name there would be repointed by a client working in another folder. Each query on
+    the view reads the table's newest commit; refresh=True rebuilds it after a new partitioning."""
     location = table_path().as_uri()
-    if spark.conf.get("shop.orders_daily.location", "") == location:
+    if not refresh and spark.conf.get(LOCATION_KEY, "") == location:
         return
-    spark.sql(f"DROP TABLE IF EXISTS {TABLE}")
-    spark.sql(f"CREATE TABLE {TABLE} USING DELTA LOCATION '{location}'")
-    spark.conf.set("shop.orders_daily.location", location)
+    spark.read.format("delta").load(str(table_path())).createOrReplaceTempView(TABLE)
+    spark.conf.set(LOCATION_KEY, location)
+
+
+def table_sql_name() -> str:
+    """orders_daily by its path, as SQL names it: delta.`/abs/lake/orders_daily`."""
+    return "delta.`{}`".format(str(table_path()).replace("`", "``"))
+
+
+def history_frame(spark, limit=None):
+    """orders_daily's commits, newest first (DESCRIBE HISTORY: works in classic and Spark Connect)."""
+    return spark.sql(f"DESCRIBE HISTORY {table_sql_name()}" + (f" LIMIT {int(limit)}" if limit else ""))
+
+
+def table_version(spark) -> int:
+    """orders_daily's newest version."""
+    return history_frame(spark, 1).first().version
 
 
 def one_line(error: BaseException) -> str:
     """A Spark/Delta error as one line: its error class and the first line of its message."""
     if isinstance(error, ToolkitError):
         return str(error)
+    refused = connect_refusal(str(error))
+    if refused:
+        return refused
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     if hasattr(error, "java_exception"):  # a Py4JJavaError says only "An error occurred while calling o60"
         text = str(error.java_exception.toString()).strip().splitlines()[0]
     return f"{type(error).__name__}: {text[:300]}"
+
+
+def connect_refusal(text: str) -> str:
+    """A Spark Connect call the server refused (its gRPC status and details) as one line, else ''."""
+    found = GRPC_STATUS.search(text)
+    if not found:
+        return ""
+    status, details = found.groups()
+    hint = ("; SPARK_REMOTE needs the server's token (python spark_server.py env prints it)"
+            if status == "UNAUTHENTICATED" else "")
+    return f"Spark Connect refused the request ({status}): {details}{hint}"
 
 
 def run_main(main_body, verbose: bool) -> int:
@@ -318,6 +377,7 @@ def run_main(main_body, verbose: bool) -> int:
 
 PARTITIONED_ENV = "SHOP_PARTITIONED"
 PARTITION_COLUMN = "order_date"
+GRPC_STATUS = re.compile(r'status = StatusCode\.(\w+)\s+details = "([^"]*)"')
 ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]")
 
 
@@ -337,9 +397,8 @@ def new_table_layout(spark, writer):
 
 def partition_columns(spark) -> list:
     """orders_daily's partition columns: [] or ['order_date']."""
-    from delta.tables import DeltaTable
     orders_table(spark)  # a clear error when there is no table
-    return list(DeltaTable.forPath(spark, str(table_path())).detail().first().partitionColumns)
+    return list(spark.sql(f"DESCRIBE DETAIL {table_sql_name()}").first().partitionColumns)
 
 
 def error_class(error: BaseException) -> str:

@@ -9,14 +9,13 @@ A line per commit: `operation | predicate | rows_written | run RUN_DATE | file S
 import argparse
 import json
 
-from delta_session import add_verbose, delta_spark, orders_table, run_main, table_path
+from delta_session import add_verbose, delta_spark, history_frame, orders_table, run_main
 
 
 def table_history(spark, limit: int = 10) -> list:
     """The newest commits first, each a dict with the commit's operation, predicate and lineage."""
-    from delta.tables import DeltaTable
     orders_table(spark)  # a clear error when there is no table
-    commits = DeltaTable.forPath(spark, str(table_path())).history(limit).collect()
+    commits = history_frame(spark, limit).collect()
     return [commit_summary(commit) for commit in commits]
 
 

@@ -12,12 +12,7 @@ To have a new table partitioned from its first write, set SHOP_PARTITIONED=1 ins
 import argparse
 
 from delta_session import (PARTITION_COLUMN, TABLE, ToolkitError, add_verbose, delta_spark,
-                           partition_columns, run_main, table_path)
-
-
-def table_version(spark) -> int:
-    from delta.tables import DeltaTable
-    return DeltaTable.forPath(spark, str(table_path())).history(1).first().version
+                           partition_columns, register_table, run_main, table_path, table_version)
 
 
 def at_version(spark, version: int):
@@ -34,6 +29,7 @@ def partition_by_day(spark) -> str:
      .partitionBy(PARTITION_COLUMN)
      .save(str(table_path())))
     after = table_version(spark)
+    register_table(spark, refresh=True)  # the name's view still has the old layout
     old, new = at_version(spark, before), at_version(spark, after)
     lost, gained = old.exceptAll(new).count(), new.exceptAll(old).count()
     if lost or gained or partition_columns(spark) != [PARTITION_COLUMN]:

@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from delta_session import day_file, delta_spark, orders_table, table_path  # noqa: E402
+from delta_session import day_file, delta_spark, orders_table, table_version  # noqa: E402,F401
 
 # py4j logs at INFO when it closes its connection at interpreter exit, after pytest has closed the
 # stream its log handler writes to: the suite would end with a "--- Logging error ---" trace.
@@ -76,19 +76,14 @@ def table_rows(spark, day=None) -> list:
     return sorted(tuple(row) for row in table.collect())
 
 
-def table_version(spark) -> int:
-    from delta.tables import DeltaTable
-    return DeltaTable.forPath(spark, str(table_path())).history(1).first().version
-
-
 def append_line(day, line: str) -> None:
     with open(day_file(day), "a", encoding="utf-8") as handle:
         handle.write(line + "\n")
 
 
-def run_script(*args, cwd) -> subprocess.CompletedProcess:
-    """Run one of the scripts as a user would, in folder cwd."""
-    return subprocess.run([sys.executable, str(ROOT / args[0]), *args[1:]], cwd=cwd,
+def run_script(*args, cwd, env=None) -> subprocess.CompletedProcess:
+    """Run one of the scripts as a user would, in folder cwd (with env instead of this process's)."""
+    return subprocess.run([sys.executable, str(ROOT / args[0]), *args[1:]], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
 

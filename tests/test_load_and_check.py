@@ -129,3 +129,12 @@ def test_a_big_day_is_compared_inside_spark_with_the_same_lines(september, spark
         False, "PROBLEM 2026-09-15: 4 rows for the file's 3 orders, 1 missing (2059), "
                "1 not in the file (9001), 1 duplicated (2060)")
     assert check_day(spark, "2026-09-02") == (True, "ok 2026-09-01: 4 rows for the file's 4 orders, 0 missing")
+
+
+def test_orders_daily_is_a_view_of_this_session_that_sees_each_new_commit(days, spark):
+    load_day(spark, "2026-09-03")
+    assert spark.table("orders_daily").count() == 5
+    load_day(spark, "2026-09-04")  # a new commit: the same view, read again, sees it
+    assert spark.table("orders_daily").count() == 9
+    assert [table.isTemporary for table in spark.catalog.listTables() if table.name == "orders_daily"] == [True]
+    assert not spark.newSession().catalog.tableExists("orders_daily")

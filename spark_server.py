@@ -1,0 +1,246 @@
+"""Keep a warm Spark with Delta running for by-hand reruns: a local Spark Connect server.
+
+    eval "$(python spark_server.py start)"   # start it; sets SPARK_REMOTE in this shell
+    python load_day.py 2026-09-16            # every script now runs on the warm server
+    python spark_server.py status            # up or not, and its port (exit 0 up, 1 not)
+    python spark_server.py env               # the export line again, for another shell
+    python spark_server.py stop
+
+`start` prints one line on stdout, `export SPARK_REMOTE='sc://localhost:PORT/;token=TOKEN'`, and
+everything else on stderr. The server listens on 127.0.0.1 only and refuses a client without the
+token. Its state (pid, port, and the token in a file only you can read) is in .spark_server/ below
+the folder you run in, its log in logs/spark_server.log. See docs/spark_server.md.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import secrets
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from delta_session import (LOCAL_SETTINGS, LOGS, SPARK_SETTINGS, ToolkitError, add_verbose, cached_delta_jars,
+                           delta_package, run_main, shown)
+
+STATE = Path(".spark_server")
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+START_TIMEOUT = 300.0  # seconds; a first start without Delta's JARs in the Ivy cache downloads them
+STOP_TIMEOUT = 30.0
+
+
+def state_dir() -> Path:
+    return Path.cwd().resolve() / STATE
+
+
+def server_log() -> Path:
+    return Path.cwd().resolve() / LOGS / "spark_server.log"
+
+
+def delta_jars() -> list:
+    """--jars with Delta's two JARs from the Ivy cache, else --packages (the first start downloads them)."""
+    jars = cached_delta_jars()
+    return ["--jars", ",".join(jars)] if jars else ["--packages", delta_package()]
+
+
+def server_command(spark_home: Path, port: int) -> list:
+    settings = {**SPARK_SETTINGS, **LOCAL_SETTINGS, "spark.connect.grpc.binding.address": "127.0.0.1",
+                "spark.connect.grpc.binding.port": str(port)}
+    command = [str(spark_home / "bin" / "spark-submit"), "--master", "local[*]", "--name", "shop-spark-server",
+               "--class", SERVER_CLASS, *delta_jars()]
+    for key, value in settings.items():
+        command += ["--conf", f"{key}={value}"]
+    return command + ["spark-internal"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def answers(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def launch(port: int, token: str) -> int:
+    """Start the server in its own session (process group), its output into the log; return its pid."""
+    spark_home = Path(importlib.util.find_spec("pyspark").submodule_search_locations[0])
+    env = {key: value for key, value in os.environ.items() if key not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE")}
+    env.update(SPARK_HOME=str(spark_home), SPARK_CONNECT_AUTHENTICATE_TOKEN=token)  # env: not shown by ps
+    server_log().parent.mkdir(parents=True, exist_ok=True)
+    with open(server_log(), "a") as log:
+        return subprocess.Popen(server_command(spark_home, port), stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, env=env, start_new_session=True).pid
+
+
+def save_state(pid: int, port: int, token: str) -> None:
+    state_dir().mkdir(mode=0o700, exist_ok=True)
+    token_file = os.open(state_dir() / "token", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(token_file, "w") as handle:
+        handle.write(token)
+    (state_dir() / "server.json").write_text(json.dumps({"pid": pid, "port": port}))
+
+
+def is_server(pid: int, port: int) -> bool:
+    """True while pid is the Connect server started on port (not a later process that reuses the pid)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+    return SERVER_CLASS in command and f"spark.connect.grpc.binding.port={port}" in command
+
+
+def running() -> dict:
+    """The server's state {pid, port, token} if the one this folder started is alive, else {}."""
+    try:
+        state = json.loads((state_dir() / "server.json").read_text())
+        state["token"] = (state_dir() / "token").read_text().strip()
+    except (OSError, ValueError):
+        return {}
+    return state if is_server(state["pid"], state["port"]) else {}
+
+
+def remote_url(state: dict) -> str:
+    return f"sc://localhost:{state['port']}/;token={state['token']}"
+
+
+def export_line(state: dict) -> str:
+    return f"export SPARK_REMOTE={shlex.quote(remote_url(state))}"
+
+
+def end_group(pid: int) -> None:
+    """SIGTERM to the server's process group, SIGKILL if it is still there after STOP_TIMEOUT."""
+    for sig, wait in ((signal.SIGTERM, STOP_TIMEOUT), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if not alive(pid):
+            return
+
+
+def alive(pid: int) -> bool:
+    """pid runs: it exists and is no zombie (an ended server its parent has not reaped yet)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def wait_until_up(state: dict, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not answers(state["port"]):
+        if not is_server(state["pid"], state["port"]):
+            raise ToolkitError(f"the Spark server stopped while starting; see {shown(server_log())}")
+        if time.monotonic() > deadline:
+            raise ToolkitError(f"the Spark server did not answer within {timeout:.0f} s; see {shown(server_log())}")
+        time.sleep(0.5)
+
+
+def warm_up(spark) -> None:
+    """Two real runs and a history read in logs/warmup/ (then removed): the first load and check,
+    a rerun over an existing table; what a by-hand rerun needs is then loaded and compiled."""
+    from backfill import backfill
+    from history import table_history
+    from make_days import make_days
+    here, folder = Path.cwd(), Path.cwd().resolve() / LOGS / "warmup"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    os.chdir(folder)
+    try:
+        make_days()
+        failed, closing = backfill(spark, "2026-09-02", "2026-09-03", show=lambda line: None)
+        if failed:
+            raise ToolkitError(f"the warm-up failed: {closing}")
+        table_history(spark, 1)
+    finally:
+        os.chdir(here)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def start(port=None) -> str:
+    """Start a server (port None: a free one), wait until it answers, warm it up; return the export line."""
+    found = running()
+    if found:
+        raise ToolkitError(f"a Spark server is already running here (pid {found['pid']}, port {found['port']}); "
+                           f"python spark_server.py stop ends it")
+    started = time.monotonic()
+    state = {"port": port or free_port(), "token": secrets.token_urlsafe(32)}
+    state["pid"] = launch(state["port"], state["token"])
+    save_state(state["pid"], state["port"], state["token"])
+    try:
+        wait_until_up(state, START_TIMEOUT)
+        from pyspark.sql import SparkSession
+        spark = SparkSession.builder.remote(remote_url(state)).getOrCreate()
+        warm_up(spark)
+        spark.stop()
+    except BaseException:
+        end_group(state["pid"])
+        shutil.rmtree(state_dir(), ignore_errors=True)
+        raise
+    print(f"Spark server up and warm in {time.monotonic() - started:.1f} s: pid {state['pid']}, "
+          f"port {state['port']}, log {shown(server_log())}", file=sys.stderr)
+    return export_line(state)
+
+
+def stop() -> str:
+    found = running()
+    shutil.rmtree(state_dir(), ignore_errors=True)  # also a stale state, left by a server that died
+    if not found:
+        return "no Spark server is running here"
+    end_group(found["pid"])
+    return f"stopped the Spark server (pid {found['pid']}, port {found['port']}); unset SPARK_REMOTE in your shell"
+
+
+def status() -> tuple:
+    found = running()
+    if not found:
+        return False, "no Spark server is running here"
+    up = "up" if answers(found["port"]) else "starting (not answering yet)"
+    return True, f"Spark server {up}: pid {found['pid']}, port {found['port']}, log {shown(server_log())}"
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("start", "stop", "status", "env"))
+    parser.add_argument("--port", type=int, help="start: the port to listen on (default: a free one)")
+    add_verbose(parser)
+    args = parser.parse_args(argv)
+    if args.port is not None and not 1024 <= args.port <= 65535:
+        parser.error(f"--port must be between 1024 and 65535, not {args.port}")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+
+    def body():
+        if args.command == "start":
+            print(start(args.port))
+            return 0
+        if args.command == "stop":
+            print(stop())
+            return 0
+        up, line = status()
+        if args.command == "env":
+            if not up:
+                raise ToolkitError(line)
+            line = export_line(running())
+        print(line)
+        return 0 if up else 1
+    return run_main(body, args.verbose)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

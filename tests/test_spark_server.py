@@ -1,0 +1,198 @@
+"""The warm Spark Connect server: start/status/stop, and every script through it with the same lines.
+
+    flock /tmp/jvm.lock .venv/bin/python -m pytest -q tests/test_spark_server.py
+
+One server for the module, started as a user does (eval of `python spark_server.py start`) in a
+temporary project folder; its tests run in order on that folder's table. No local JVM is started here.
+"""
+import datetime as dt
+import json
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from conftest import LATE_ORDER, ROOT, SEP_15, append_line, run_script
+from check_day import compare_day, file_ids
+from check_month import month_days, month_verdict
+from day_states import DayState, file_sha256, state_of
+from delta_session import day_loaded_by, orders_table, run_dates
+from make_days import DAY_COUNTS
+from month_calendar import draw_calendar
+from spark_server import alive
+
+SEPTEMBER = dt.date(2026, 9, 1)
+TIME = re.compile(r" \(\d+\.\d\d s\)$")
+
+
+def client_env(remote=None) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SPARK_REMOTE", "SPARK_CONNECT_AUTHENTICATE_TOKEN") and not k.startswith("SHOP_")}
+    return {**env, "SPARK_REMOTE": remote} if remote else env
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One server in a fresh project folder: {folder, line, remote, pid, port}; always stopped after."""
+    folder = tmp_path_factory.mktemp("project")
+    shell = f'line=$({shlex.quote(sys.executable)} {ROOT / "spark_server.py"} start) || exit; ' \
+            'printf "%s\\n" "$line"; eval "$line"; printf "%s\\n" "$SPARK_REMOTE"'
+    done = subprocess.run(["bash", "-c", shell], cwd=folder, env=client_env(), capture_output=True,
+                          text=True, timeout=400)
+    state = json.loads((folder / ".spark_server" / "server.json").read_text()) if done.returncode == 0 else {}
+    try:
+        assert done.returncode == 0, done.stderr
+        line, remote = done.stdout.splitlines()
+        yield {"folder": folder, "line": line, "remote": remote, **state}
+    finally:
+        if state:
+            run_script("spark_server.py", "stop", cwd=folder, env=client_env())
+            assert not alive(state["pid"])
+
+
+def run(server, *args, folder=None):
+    return run_script(*args, cwd=folder or server["folder"], env=client_env(server["remote"]))
+
+
+def lines_of(done) -> list:
+    assert done.stderr == "", done.stderr
+    return [TIME.sub("", line) for line in done.stdout.splitlines()]
+
+
+def test_start_prints_one_export_line_and_status_says_up(server):
+    token = (server["folder"] / ".spark_server" / "token")
+    assert server["line"] == f"export SPARK_REMOTE='sc://localhost:{server['port']}/;token={token.read_text()}'"
+    assert token.stat().st_mode & 0o777 == 0o600
+    done = run_script("spark_server.py", "status", cwd=server["folder"], env=client_env())
+    assert (done.returncode, done.stdout) == (0, f"Spark server up: pid {server['pid']}, port {server['port']}, "
+                                                 f"log logs/spark_server.log\n")
+    assert not (server["folder"] / "logs" / "warmup").exists()
+
+
+def test_a_second_start_is_refused_and_starts_nothing(server):
+    state = (server["folder"] / ".spark_server" / "server.json").read_text()
+    done = run_script("spark_server.py", "start", cwd=server["folder"], env=client_env())
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (f"error: a Spark server is already running here (pid {server['pid']}, port "
+                           f"{server['port']}); python spark_server.py stop ends it\n")
+    assert (server["folder"] / ".spark_server" / "server.json").read_text() == state
+
+
+def test_make_days_and_a_week_of_backfill(server):
+    assert lines_of(run(server, "make_days.py")) == [
+        "wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"]
+    expected, total = [], 0
+    for run_date in run_dates("2026-09-10", "2026-09-16"):
+        day = day_loaded_by(run_date)
+        rows = DAY_COUNTS[day.day - 1]
+        total += rows
+        expected.append(f"run {run_date} loaded {day}: {rows} rows, orders_daily has {total}; "
+                        f"ok {day}: {rows} rows for the file's {rows} orders, 0 missing")
+    expected.append(f"ran 7 runs, 0 failed; orders_daily has 7 days, {total} orders")
+    assert lines_of(run(server, "backfill.py", "2026-09-10", "2026-09-16")) == expected
+
+
+def test_a_late_order_loaded_by_hand_then_checked_and_in_the_history(server, monkeypatch):
+    monkeypatch.chdir(server["folder"])
+    loaded = file_sha256(SEP_15)
+    append_line(SEP_15, LATE_ORDER)
+    assert lines_of(run(server, "load_day.py", "2026-09-16")) == [
+        "run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 29"]
+    assert lines_of(run(server, "check_day.py", "2026-09-16")) == [
+        "ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"]
+    assert lines_of(run(server, "history.py", "--limit", "2")) == [
+        f"WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file {file_sha256(SEP_15)[:12]}",
+        f"WRITE | order_date = '2026-09-15' | 3 | run 2026-09-16 | file {loaded[:12]}"]
+
+
+def test_parallel_backfill(server):
+    done = run(server, "backfill.py", "2026-09-17", "2026-09-20", "--parallel", "2")
+    found = lines_of(done)
+    retries = [line for line in found if " lost a write conflict " in line]  # as locally: no partitions
+    assert all(re.fullmatch(r"run 2026-09-(17|18|19|20) lost a write conflict \(DELTA_CONCURRENT_APPEND"
+                            r"\.WITHOUT_HINT\); attempt [2-8] of 8 in \d+\.\d s", line) for line in retries), retries
+    runs = sorted(re.sub(r"orders_daily has \d+", "orders_daily has N", line)
+                  for line in found[:-1] if line not in retries)
+    assert runs == [f"run {run_date} loaded {day_loaded_by(run_date)}: {rows} rows, orders_daily has N; "
+                    f"ok {day_loaded_by(run_date)}: {rows} rows for the file's {rows} orders, 0 missing"
+                    for run_date, rows in zip(run_dates("2026-09-17", "2026-09-20"), DAY_COUNTS[15:19])]
+    assert (done.returncode, found[-1]) == (0, "ran 4 runs, 0 failed; orders_daily has 11 days, 49 orders")
+
+
+def expected_month(loaded_sha: dict) -> str:
+    """check_month's output as the local code draws it, from the files here and the days loaded
+    (day: the sha256 its load recorded); 15 September's rows also hold the late order."""
+    states = []
+    for day in month_days(SEPTEMBER):
+        ids = [*file_ids(day)[0], *([2131] if day == SEP_15 else [])] if day in loaded_sha else []
+        matches, message = compare_day(day, *file_ids(day), ids)
+        loaded = {"sha256": loaded_sha[day]} if day in loaded_sha else {}
+        state = state_of(day, matches, len(ids), file_sha256(day), loaded, dt.date(2026, 10, 31))
+        states.append(DayState(day, state, matches, message, len(ids), file_sha256(day), loaded))
+    return "\n".join(draw_calendar(SEPTEMBER, states) + [""] + month_verdict(SEPTEMBER, states)[1]) + "\n"
+
+
+def test_check_month_then_reprocess_changed_reruns_only_the_changed_day(server, monkeypatch):
+    monkeypatch.chdir(server["folder"])
+    with_late = file_sha256(SEP_15)
+    run(server, "make_days.py")  # the till sends 15 September's file again, without the late order
+    loaded = {day: file_sha256(day) for day in run_dates("2026-09-09", "2026-09-19")}
+    loaded[SEP_15] = with_late
+    done = run(server, "check_month.py", "2026-09", "--today", "2026-10-31")
+    assert (done.returncode, done.stderr, done.stdout) == (1, "", expected_month(loaded))
+    assert "15 changed" in done.stdout
+    assert lines_of(run(server, "backfill.py", "2026-09-10", "2026-09-16", "--reprocess", "changed")) == [
+        "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 48; "
+        "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing",
+        "ran 1 runs, 0 failed, 6 skipped; orders_daily has 11 days, 48 orders"]
+
+
+def test_another_folder_has_its_own_orders_daily_and_the_name_sees_each_commit(server, tmp_path, monkeypatch):
+    from pyspark.sql import SparkSession
+    monkeypatch.chdir(server["folder"])
+    mine = SparkSession.builder.remote(server["remote"]).getOrCreate()
+    try:
+        assert orders_table(mine).count() == 48
+        other = tmp_path / "other_project"
+        other.mkdir()
+        run(server, "make_days.py", folder=other)
+        found = lines_of(run(server, "parallel.py", folder=other))
+        assert found[0] == "created orders_daily empty first, so that the runs do not race to create it"
+        assert re.fullmatch(r"[1-4] of 4 runs succeeded; orders_daily holds whole days only.*", found[-1])
+        assert mine.table("orders_daily").count() == 48  # the other client's view did not repoint mine
+        assert all(str(server["folder"] / "lake" / "orders_daily") in name
+                   for name in mine.table("orders_daily").inputFiles())
+        append_line(SEP_15, LATE_ORDER)
+        assert lines_of(run(server, "load_day.py", "2026-09-16")) == [
+            "run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 49"]
+        assert mine.table("orders_daily").count() == 49  # a commit by another session: the view sees it
+    finally:
+        mine.stop()
+
+
+@pytest.mark.parametrize("token", ["", ";token=wrong"])
+def test_a_client_without_the_right_token_is_refused_in_one_line(server, token):
+    done = run_script("check_day.py", "2026-09-16", cwd=server["folder"],
+                      env=client_env(f"sc://localhost:{server['port']}/{token}"))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert re.fullmatch(r"error: Spark Connect refused the request \(UNAUTHENTICATED\): \w[\w ]+; "
+                        r"SPARK_REMOTE needs the server's token \(python spark_server.py env prints it\)\n",
+                        done.stderr), done.stderr
+
+
+def test_stop_ends_the_server_and_frees_its_port(server):
+    done = run_script("spark_server.py", "stop", cwd=server["folder"], env=client_env())
+    assert (done.returncode, done.stdout) == (0, f"stopped the Spark server (pid {server['pid']}, port "
+                                                 f"{server['port']}); unset SPARK_REMOTE in your shell\n")
+    assert not alive(server["pid"]) and not (server["folder"] / ".spark_server").exists()
+    done = run_script("spark_server.py", "status", cwd=server["folder"], env=client_env())
+    assert (done.returncode, done.stdout) == (1, "no Spark server is running here\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", server["port"]))  # free again
+    done = run(server, "check_day.py", "2026-09-16")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith(f"error: no Spark Connect server answers at sc://localhost:{server['port']} ")
