@@ -29,10 +29,13 @@ $(VENV)/.airflow-installed: $(VENV)/.installed requirements-airflow.txt constrai
 test: setup airflow-setup
 	$(PY) -m pytest -q tests
 
-# The benchmark's reference line needs delta-rs (bench/requirements.txt); the toolkit does not.
+# The figures of the README's Benchmark section (about 40 minutes on 2 cores; each script says how to
+# run a part). The reference line needs delta-rs (bench/requirements.txt); the toolkit does not.
 bench: setup
 	$(PY) -m pip install -q -r bench/requirements.txt
 	$(PY) bench/bench_backfill.py
+	$(PY) bench/bench_warm.py
+	$(PY) bench/bench_scale.py
 
 bench-parallel: setup
 	$(PY) bench/bench_parallel.py

@@ -10,6 +10,10 @@ Settings from the environment (read when the file is parsed, by the scheduler an
     SHOP_HOME                  project folder (default: the folder above dags/)
     SHOP_PYTHON                Python that runs the scripts (default: SHOP_HOME/.venv/bin/python if
                                it exists, else the Python running Airflow)
+    SHOP_SPARK_REMOTE          a warm Spark Connect server for the tasks (python spark_server.py start
+                               prints its address): each task then runs with SPARK_REMOTE set to it,
+                               instead of starting its own Spark; the address and its token stay in
+                               the environment, out of the rendered command
     SHOP_RETRIES               retries per task (default 2)
     SHOP_RETRY_DELAY_SECONDS   wait before a retry (default 300); tests set both low
 """
@@ -38,8 +42,10 @@ def project_python(home: Path) -> str:
 
 
 def script_command(python: str, script: str) -> str:
-    """The shell line a task runs; quoted because a project folder may contain spaces."""
-    return f"{shlex.quote(python)} {script} {RUN_DATE}"
+    """The shell line a task runs; quoted because a project folder may contain spaces. With
+    SHOP_SPARK_REMOTE set, bash passes its value on as SPARK_REMOTE when the task runs."""
+    warm = 'SPARK_REMOTE="$SHOP_SPARK_REMOTE" ' if os.environ.get("SHOP_SPARK_REMOTE") else ""
+    return f"{warm}{shlex.quote(python)} {script} {RUN_DATE}"
 
 
 def default_args() -> dict:

@@ -4,6 +4,8 @@
 
 The project's scripts are copied to a temporary folder, which gets its own airflow_home/ (SQLite) and
 its own free port on 127.0.0.1; Airflow is started and stopped with dags/airflow_env.sh, as a user does.
+The DAG's tasks and the test's own checks run on a warm Spark Connect server (spark_server.py) that
+the test starts beside Airflow and stops after it, so no task pays a Spark start.
 Scenario: one day's file is missing, a backfill over it fails only the run that loads that day,
 the file comes back, and a backfill with --reprocess-behavior failed reruns that run alone.
 """
@@ -63,6 +65,12 @@ class Shop:
         return next((json.loads(line) for line in out.splitlines() if line.startswith("[")), [])
 
     def start(self):
+        """A warm Spark Connect server first (the tasks and this test's own commands run on it, as
+        docs/airflow.md shows), then Airflow with SHOP_SPARK_REMOTE pointing the DAG's tasks at it."""
+        export = self.sh("python", "spark_server.py", "start").stdout.strip()
+        assert export.startswith("export SPARK_REMOTE='sc://localhost:"), export
+        remote = export.split("=", 1)[1].strip("'")
+        self.env.update({"SPARK_REMOTE": remote, "SHOP_SPARK_REMOTE": remote})
         self.sh("shop_airflow_start")
         wait_for(lambda: "shop_daily" in {d["dag_id"] for d in self.airflow_json("dags", "list")},
                  "the dag-processor to store shop_daily", seconds=120)
@@ -75,6 +83,8 @@ class Shop:
             signal_group(group, signal.SIGTERM)
             wait_for(lambda: not group_alive(group), "Airflow to stop", seconds=30, fail=False)
             signal_group(group, signal.SIGKILL)
+        if "SPARK_REMOTE" in self.env:
+            self.sh("python", "spark_server.py", "stop", check=False)
         for pid in marked_processes(self.mark):
             os.kill(pid, signal.SIGKILL)
         wait_for(lambda: not port_taken(self.port), f"port {self.port} to be free", seconds=15)

@@ -37,7 +37,7 @@ def parse_dags():
 
 @pytest.fixture
 def shop_daily(airflow_home, monkeypatch):
-    for name in ("SHOP_HOME", "SHOP_PYTHON", "SHOP_RETRIES", "SHOP_RETRY_DELAY_SECONDS"):
+    for name in ("SHOP_HOME", "SHOP_PYTHON", "SHOP_RETRIES", "SHOP_RETRY_DELAY_SECONDS", "SHOP_SPARK_REMOTE"):
         monkeypatch.delenv(name, raising=False)
     bag = parse_dags()
     assert bag.import_errors == {}
@@ -94,6 +94,17 @@ def test_project_folder_and_python_come_from_the_environment(airflow_home, monke
     task = parse_dags().dags["shop_daily"].get_task("load_day")
     assert task.cwd == str(tmp_path / "my shop")
     assert task.bash_command == "'/opt/shop venv/bin/python' load_day.py {{ ds }}"
+
+
+def test_with_a_warm_server_tasks_pass_its_address_on_at_run_time_not_in_the_command(airflow_home, monkeypatch):
+    monkeypatch.setenv("SHOP_PYTHON", "python")
+    monkeypatch.setenv("SHOP_SPARK_REMOTE", "sc://localhost:15002/;token=secret-token")
+    task = parse_dags().dags["shop_daily"].get_task("check_day")
+    assert task.bash_command == 'SPARK_REMOTE="$SHOP_SPARK_REMOTE" python check_day.py {{ ds }}'
+    done = subprocess.run(["bash", "-c", task.bash_command.replace("python check_day.py {{ ds }}",
+                                                                    'printenv SPARK_REMOTE')],
+                          capture_output=True, text=True, env={**os.environ}, check=True)
+    assert done.stdout == "sc://localhost:15002/;token=secret-token\n"
 
 
 def test_parsing_the_dag_file_imports_no_spark(airflow_home):
