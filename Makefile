@@ -27,7 +27,7 @@ $(VENV)/.airflow-installed: $(VENV)/.installed requirements-airflow.txt constrai
 
 # Includes the Airflow tests (pytest -m "not airflow" leaves them out).
 test: setup airflow-setup
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q --durations=10 tests
 
 # The figures of the README's Benchmark section (about 40 minutes on 2 cores; each script says how to
 # run a part). The reference line needs delta-rs (bench/requirements.txt); the toolkit does not.
