@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from spark_server import free_port
+
 pytestmark = [
     pytest.mark.airflow,
     pytest.mark.skipif(importlib.util.find_spec("airflow") is None,
@@ -98,12 +100,6 @@ def copy_project(dest: Path) -> Path:
     shutil.copytree(PROJECT / "dags", dest / "dags", ignore=shutil.ignore_patterns("__pycache__"))
     (dest / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
     return dest
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def port_taken(port: int) -> bool:
