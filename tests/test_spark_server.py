@@ -20,13 +20,14 @@ from conftest import LATE_ORDER, ROOT, SEP_15, append_line, run_script
 from check_day import compare_day, file_ids
 from check_month import month_days, month_verdict
 from day_states import DayState, file_sha256, state_of
-from delta_session import day_loaded_by, orders_table, run_dates
+from delta_session import day_loaded_by, run_dates
 from make_days import DAY_COUNTS
 from month_calendar import draw_calendar
 from spark_server import alive
 
 SEPTEMBER = dt.date(2026, 9, 1)
-TIME = re.compile(r" \(\d+\.\d\d s\)$")
+TIME = re.compile(r" \(\d+\.\d\d? s\)$")
+PLACE = re.compile(r"^\d+/\d+ ")  # backfill.py's place on a terminal (tests/test_backfill_progress.py)
 
 
 def client_env(remote=None) -> dict:
@@ -60,7 +61,7 @@ def run(server, *args, folder=None):
 
 def lines_of(done) -> list:
     assert done.stderr == "", done.stderr
-    return [TIME.sub("", line) for line in done.stdout.splitlines()]
+    return [PLACE.sub("", TIME.sub("", line)) for line in done.stdout.splitlines()]
 
 
 def test_start_prints_one_export_line_and_status_says_up(server):
@@ -151,27 +152,47 @@ def test_check_month_then_reprocess_changed_reruns_only_the_changed_day(server, 
         "ran 1 runs, 0 failed, 6 skipped; orders_daily has 11 days, 48 orders"]
 
 
+# A long-lived client in the first folder: it registers orders_daily, then on each line it reads
+# (the test's go-ahead) prints the view's count and whether every file it reads is this folder's.
+LONG_LIVED_CLIENT = """
+import sys
+from pyspark.sql import SparkSession
+from delta_session import orders_table, table_path
+mine = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+print(orders_table(mine).count(), flush=True)
+for _ in sys.stdin:
+    view = mine.table("orders_daily")
+    print(view.count(), all(str(table_path()) in name for name in view.inputFiles()), flush=True)
+mine.stop()
+"""
+
+
 def test_another_folder_has_its_own_orders_daily_and_the_name_sees_each_commit(server, tmp_path, monkeypatch):
-    from pyspark.sql import SparkSession
     monkeypatch.chdir(server["folder"])
-    mine = SparkSession.builder.remote(server["remote"]).getOrCreate()
+    mine = subprocess.Popen([sys.executable, "-c", LONG_LIVED_CLIENT, server["remote"]], cwd=server["folder"],
+                            env={**client_env(), "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+
+    def view_of_mine() -> str:
+        mine.stdin.write("\n")
+        mine.stdin.flush()
+        return mine.stdout.readline().strip()
     try:
-        assert orders_table(mine).count() == 48
+        assert mine.stdout.readline().strip() == "48"
         other = tmp_path / "other_project"
         other.mkdir()
         run(server, "make_days.py", folder=other)
         found = lines_of(run(server, "parallel.py", folder=other))
         assert found[0] == "created orders_daily empty first, so that the runs do not race to create it"
         assert re.fullmatch(r"[1-4] of 4 runs succeeded; orders_daily holds whole days only.*", found[-1])
-        assert mine.table("orders_daily").count() == 48  # the other client's view did not repoint mine
-        assert all(str(server["folder"] / "lake" / "orders_daily") in name
-                   for name in mine.table("orders_daily").inputFiles())
+        assert view_of_mine() == "48 True"  # the other client's view did not repoint mine
         append_line(SEP_15, LATE_ORDER)
         assert lines_of(run(server, "load_day.py", "2026-09-16")) == [
             "run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 49"]
-        assert mine.table("orders_daily").count() == 49  # a commit by another session: the view sees it
+        assert view_of_mine() == "49 True"  # a commit by another session: the view sees it
     finally:
-        mine.stop()
+        mine.stdin.close()
+        assert mine.wait(timeout=120) == 0
 
 
 @pytest.mark.parametrize("token", ["", ";token=wrong"])
