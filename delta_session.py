@@ -160,7 +160,10 @@ def delta_spark(app_name: str):
         raise ToolkitError(problem)
     master = os.environ.get("SPARK_MASTER", "local[*]")
     builder = SparkSession.builder.master(master).appName(app_name)
-    for key, value in {**SPARK_SETTINGS, **master_settings(master, os.environ)}.items():
+    from class_archive import java_options
+    settings = {**SPARK_SETTINGS, **master_settings(master, os.environ)}
+    settings["spark.driver.extraJavaOptions"] += f" {java_options()}"
+    for key, value in settings.items():
         builder = builder.config(key, value)
     builder = with_delta_jars(builder)
     try:
