@@ -19,8 +19,9 @@ pytestmark = [
 
 DAGS = Path(__file__).resolve().parent.parent / "dags"
 RUN_NOW = "airflow.providers.databricks.operators.databricks"
-needs_provider = pytest.mark.skipif(importlib.util.find_spec("airflow.providers.databricks") is None,
-                                    reason="apache-airflow-providers-databricks is not installed: make databricks-setup")
+needs_provider = pytest.mark.skipif(
+    importlib.util.find_spec("airflow.providers.databricks") is None,
+    reason="apache-airflow-providers-databricks is not installed: make databricks-setup")
 
 
 @pytest.fixture(scope="module")
