@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup airflow-setup run test bench bench-parallel
+.PHONY: setup airflow-setup databricks-setup run test bench bench-parallel
 setup: $(VENV)/.installed
 
 # requirements-connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -26,8 +26,16 @@ $(VENV)/.airflow-installed: $(VENV)/.installed requirements-airflow.txt constrai
 	$(PY) -m pip install -q -r requirements-airflow.txt -c constraints-airflow.txt
 	touch $@
 
-# Includes the Airflow tests (pytest -m "not airflow" leaves them out).
-test: setup airflow-setup
+# databricks-bundles (to validate databricks.yml) and the Airflow provider for
+# dags/shop_daily_databricks.py (docs/databricks.md), in the same .venv, after Airflow.
+databricks-setup: $(VENV)/.databricks-installed
+
+$(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements-databricks.txt
+	$(PY) -m pip install -q -r requirements-databricks.txt
+	touch $@
+
+# Includes the Airflow tests (pytest -m "not airflow" leaves them out) and the Databricks bundle's.
+test: setup airflow-setup databricks-setup
 	$(PY) -m pytest -q --durations=10 tests
 
 # The figures of the README's Benchmark section (about 40 minutes on 2 cores; each script says how to

@@ -23,7 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
-from delta_session import (TABLE, add_verbose, check_range, delta_spark, one_line, orders_table,
+from delta_session import (TABLE, add_root, add_verbose, check_range, delta_spark, one_line, orders_table,
                            parse_date, run_dates, run_main, table_exists)
 from delta_session import error_class, is_write_conflict
 from check_day import check_day
@@ -161,6 +161,7 @@ def parse_args(argv):
     parser.add_argument("--parallel", type=int, metavar="N", default=1,
                         help="N runs at once; a run that loses a write conflict is retried")
     add_verbose(parser)
+    add_root(parser)
     args = parser.parse_args(argv)
     check_range(parser, args.first, args.last, args.allow_long)
     if args.parallel is not None and args.parallel < 1:

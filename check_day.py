@@ -7,7 +7,7 @@ Prints `ok ...` (exit 0) or a line starting with `PROBLEM` that says what is wro
 import argparse
 from collections import Counter
 
-from delta_session import (ToolkitError, add_verbose, as_date, day_file, day_loaded_by, delta_spark,
+from delta_session import (ToolkitError, add_root, add_verbose, as_date, day_file, day_loaded_by, delta_spark,
                            orders_table, parse_date, run_main)
 from load_day import read_day_file, read_orders
 
@@ -115,6 +115,7 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_date", type=parse_date, help="run date D (YYYY-MM-DD); checks day D-1")
     add_verbose(parser)
+    add_root(parser)
     return parser.parse_args(argv)
 
 

@@ -14,7 +14,8 @@ import datetime as dt
 import json
 import sys
 
-from delta_session import add_verbose, as_date, delta_spark, orders_table, parse_date, parse_month, run_main
+from delta_session import (add_root, add_verbose, as_date, delta_spark, orders_table, parse_date, parse_month,
+                           run_main)
 from day_states import day_states
 from month_calendar import draw_calendar, wants_colour
 
@@ -74,6 +75,7 @@ def parse_args(argv):
                         help="days whose run date is after it are future (default: the real date)")
     parser.add_argument("--json", action="store_true", help="every day's state and the lines, as JSON")
     add_verbose(parser)
+    add_root(parser)
     return parser.parse_args(argv)
 
 

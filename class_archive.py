@@ -49,8 +49,9 @@ def sample_run(folder: Path) -> None:
     import backfill
     import check_month
     import history
+    from delta_session import set_root
     from make_days import make_days
-    os.chdir(folder)
+    set_root(folder)
     make_days()
     # check_month's verdict on a month of 4 loaded days is 1 (days missing): a finding, not a failure.
     for script, argv, codes in ((backfill, ["2026-09-02", "2026-09-05"], {0}), (check_month, ["2026-09"], {0, 1}),

@@ -4,9 +4,10 @@
     spark = delta_spark("notebook")
     orders_table(spark).show()
 
-Everything lives below the folder you run in: landing/orders/ for the till's files and
-lake/orders_daily/ for the Delta table. Paths are made absolute here because the JVM's
-working directory does not follow os.chdir.
+Everything lives below the project root: landing/orders/ for the till's files, lake/orders_daily/
+for the Delta table, logs/. The root is the folder you run in, or SHOP_ROOT, or a script's --root
+DIR (set_root(DIR) in a notebook): any absolute path, a Unity Catalog Volume's /Volumes/... too.
+Paths are made absolute here because the JVM's working directory is not the root.
 """
 import argparse
 import datetime as dt
@@ -17,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 TABLE = "orders_daily"
@@ -29,6 +31,9 @@ MAX_RUNS = 366
 # Where Spark 4's --packages (spark.jars.packages) keeps the JARs it has downloaded.
 IVY_JARS = Path.home() / ".ivy2.5.2" / "jars"
 LOCATION_KEY = "shop.orders_daily.location"  # session setting: where this session's view points
+ROOT_ENV = "SHOP_ROOT"
+# Set on every Databricks cluster: its Spark session, with Delta, exists before a task's script starts.
+DATABRICKS_ENV = "DATABRICKS_RUNTIME_VERSION"
 
 SPARK_SETTINGS = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
@@ -59,12 +64,36 @@ class ToolkitError(Exception):
     """A problem the user can fix, told in one line; scripts print it and exit 1."""
 
 
+def project_root() -> Path:
+    """The folder landing/, lake/ and logs/ live below: SHOP_ROOT, else the folder you run in."""
+    return Path(os.environ.get(ROOT_ENV) or Path.cwd()).resolve()
+
+
+def set_root(folder) -> Path:
+    """Make folder the project root of this process, and of the processes it starts (SHOP_ROOT)."""
+    os.environ[ROOT_ENV] = str(Path(folder).resolve())
+    return project_root()
+
+
+@contextmanager
+def root_at(folder):
+    """Work below folder for a while (an experiment, a warm-up), then below the root as it was."""
+    before = os.environ.get(ROOT_ENV)
+    try:
+        yield set_root(folder)
+    finally:
+        if before is None:
+            os.environ.pop(ROOT_ENV, None)
+        else:
+            os.environ[ROOT_ENV] = before
+
+
 def landing_dir() -> Path:
-    return Path.cwd().resolve() / LANDING
+    return project_root() / LANDING
 
 
 def table_path() -> Path:
-    return Path.cwd().resolve() / LAKE / TABLE
+    return project_root() / LAKE / TABLE
 
 
 def day_file(day) -> Path:
@@ -72,9 +101,9 @@ def day_file(day) -> Path:
 
 
 def shown(path: Path) -> str:
-    """A path as the user knows it: relative to the folder they run in."""
+    """A path as the user knows it: relative to the project root (by default the folder they run in)."""
     try:
-        return str(Path(path).relative_to(Path.cwd().resolve()))
+        return str(Path(path).relative_to(project_root()))
     except ValueError:
         return str(path)
 
@@ -130,6 +159,21 @@ def add_verbose(parser) -> None:
                         help="show Spark's full error trace (or set SHOP_VERBOSE=1)")
 
 
+class RootOption(argparse.Action):
+    """--root DIR sets the project root as it is parsed, so every path the script makes follows it."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        if not Path(value).is_dir():
+            parser.error(f"argument --root: {value!r} is not a folder")
+        setattr(namespace, self.dest, set_root(value))
+
+
+def add_root(parser) -> None:
+    parser.add_argument("--root", metavar="DIR", action=RootOption,
+                        help="the folder holding landing/, lake/ and logs/ (or set SHOP_ROOT; "
+                             "default: the current folder)")
+
+
 def java_problem() -> str:
     """Why Java cannot run Spark here, or '' when it can (Spark 4 needs Java 17 or newer)."""
     home = os.environ.get("JAVA_HOME")
@@ -155,6 +199,8 @@ def delta_spark(app_name: str):
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
+    if os.environ.get(DATABRICKS_ENV):  # the cluster's own session, Delta included; nothing to set up
+        return SparkSession.builder.getOrCreate()
     problem = java_problem()
     if problem:
         raise ToolkitError(problem)
@@ -235,7 +281,7 @@ def remote_problem(url: str) -> str:
 
 
 def spark_log() -> Path:
-    return Path.cwd().resolve() / LOGS / "spark.log"
+    return project_root() / LOGS / "spark.log"
 
 
 class jvm_output_to_log:
@@ -315,7 +361,7 @@ def orders_table(spark):
 
 
 def register_table(spark, refresh: bool = False) -> None:
-    """Point the name orders_daily at the table below the current folder, for this session only.
+    """Point the name orders_daily at the table below the project root, for this session only.
 
     A temporary view, not a catalog table: the clients of one Spark Connect server share its catalog,
     so a table name there would be repointed by a client working in another folder. Each query on

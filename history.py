@@ -9,7 +9,7 @@ A line per commit: `operation | predicate | rows_written | run RUN_DATE | file S
 import argparse
 import json
 
-from delta_session import add_verbose, delta_spark, history_frame, orders_table, run_main
+from delta_session import add_root, add_verbose, delta_spark, history_frame, orders_table, run_main
 
 
 def table_history(spark, limit: int = 10) -> list:
@@ -48,6 +48,7 @@ def parse_args(argv):
     parser.add_argument("--limit", type=int, default=10, help="how many commits (default 10)")
     parser.add_argument("--json", action="store_true", help="everything, as one JSON object a line")
     add_verbose(parser)
+    add_root(parser)
     args = parser.parse_args(argv)
     if args.limit < 1:
         parser.error(f"--limit must be 1 or more, not {args.limit}")

@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from delta_session import (COLUMNS, TABLE, ToolkitError, add_verbose, as_date, day_file, day_loaded_by,
+from delta_session import (COLUMNS, TABLE, ToolkitError, add_root, add_verbose, as_date, day_file, day_loaded_by,
                            delta_spark, orders_table, parse_date, run_main, shown, table_exists,
                            table_path)
 from delta_session import new_table_layout
@@ -197,6 +197,7 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_date", type=parse_date, help="run date D (YYYY-MM-DD); the run loads D-1")
     add_verbose(parser)
+    add_root(parser)
     return parser.parse_args(argv)
 
 

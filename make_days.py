@@ -16,7 +16,7 @@ import datetime as dt
 import random
 import shutil
 
-from delta_session import (COLUMNS, LANDING, add_verbose, day_file, landing_dir, parse_date, run_dates,
+from delta_session import (COLUMNS, LANDING, add_root, add_verbose, day_file, landing_dir, parse_date, run_dates,
                            run_main, shown, table_path)
 
 FIRST_DAY = dt.date(2026, 9, 1)
@@ -90,6 +90,7 @@ def parse_args(argv):
                         help=f"last day to write, included (default {LAST_DAY})")
     parser.add_argument("--clean", action="store_true", help="also delete the orders_daily table")
     add_verbose(parser)
+    add_root(parser)
     args = parser.parse_args(argv)
     if args.first > args.last:
         parser.error(f"--from {args.first} is after --to {args.last}")

@@ -12,7 +12,6 @@ exit 1 when a run failed for another reason or a day was left partly loaded.
 Fresh tables live in experiments/<layout>/ beside landing/ (their folder is emptied on each try).
 """
 import argparse
-import os
 import shutil
 import threading
 from collections import Counter
@@ -20,9 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from delta_session import (COLUMNS, PARTITION_COLUMN, TABLE, add_verbose, day_loaded_by, delta_spark,
+from delta_session import (COLUMNS, PARTITION_COLUMN, TABLE, add_root, add_verbose, day_loaded_by, delta_spark,
                            error_class, landing_dir, one_line, orders_table, parse_date,
-                           partition_new_table, run_dates, run_main, shown, table_exists, table_path)
+                           partition_new_table, project_root, root_at, run_dates, run_main, shown, table_exists,
+                           table_path)
 from check_day import compare_day, file_ids, stored_ids
 from load_day import SPARK_TYPES, load_day
 
@@ -72,16 +72,13 @@ def whole_days_only(spark, results) -> bool:
 @contextmanager
 def experiment_folder(name: str):
     """Work in experiments/<name>/ (emptied first), with landing/ pointing at this folder's landing files."""
-    landing, here = landing_dir(), Path.cwd()
+    landing, here = landing_dir(), project_root()
     folder = here / EXPERIMENTS / name
     shutil.rmtree(folder, ignore_errors=True)
     (folder / landing.relative_to(here)).parent.mkdir(parents=True)
     (folder / landing.relative_to(here)).symlink_to(landing, target_is_directory=True)
-    os.chdir(folder)  # every path below the folder you run in now points into the experiment
-    try:
+    with root_at(folder):  # every path below the root now points into the experiment
         yield folder
-    finally:
-        os.chdir(here)
 
 
 def one_try(spark, dates, partitioned: bool) -> tuple:
@@ -153,6 +150,7 @@ def parse_args(argv):
     parser.add_argument("--tries", type=int, default=0,
                         help="run both layouts N times, each on a fresh table, and print a summary")
     add_verbose(parser)
+    add_root(parser)
     args = parser.parse_args(argv)
     if args.tries < 0:
         parser.error(f"--tries must be 1 or more, not {args.tries}")

@@ -11,7 +11,7 @@ To have a new table partitioned from its first write, set SHOP_PARTITIONED=1 ins
 """
 import argparse
 
-from delta_session import (PARTITION_COLUMN, TABLE, ToolkitError, add_verbose, delta_spark,
+from delta_session import (PARTITION_COLUMN, TABLE, ToolkitError, add_root, add_verbose, delta_spark,
                            partition_columns, register_table, run_main, table_path, table_version)
 
 
@@ -42,6 +42,7 @@ def partition_by_day(spark) -> str:
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_verbose(parser)
+    add_root(parser)
     return parser.parse_args(argv)
 
 

@@ -25,8 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from delta_session import (LOCAL_SETTINGS, LOGS, SPARK_SETTINGS, ToolkitError, add_verbose, cached_delta_jars,
-                           delta_package, run_main, shown)
+from delta_session import (LOCAL_SETTINGS, LOGS, SPARK_SETTINGS, ToolkitError, add_root, add_verbose, cached_delta_jars,
+                           delta_package, project_root, root_at, run_main, shown)
 
 STATE = Path(".spark_server")
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -35,11 +35,11 @@ STOP_TIMEOUT = 30.0
 
 
 def state_dir() -> Path:
-    return Path.cwd().resolve() / STATE
+    return project_root() / STATE
 
 
 def server_log() -> Path:
-    return Path.cwd().resolve() / LOGS / "spark_server.log"
+    return project_root() / LOGS / "spark_server.log"
 
 
 def delta_jars() -> list:
@@ -154,18 +154,17 @@ def warm_up(spark) -> None:
     from backfill import backfill
     from history import table_history
     from make_days import make_days
-    here, folder = Path.cwd(), Path.cwd().resolve() / LOGS / "warmup"
+    folder = project_root() / LOGS / "warmup"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    os.chdir(folder)
     try:
-        make_days()
-        failed, closing = backfill(spark, "2026-09-02", "2026-09-03", show=lambda line: None)
-        if failed:
-            raise ToolkitError(f"the warm-up failed: {closing}")
-        table_history(spark, 1)
+        with root_at(folder):
+            make_days()
+            failed, closing = backfill(spark, "2026-09-02", "2026-09-03", show=lambda line: None)
+            if failed:
+                raise ToolkitError(f"the warm-up failed: {closing}")
+            table_history(spark, 1)
     finally:
-        os.chdir(here)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -216,6 +215,7 @@ def parse_args(argv):
     parser.add_argument("command", choices=("start", "stop", "status", "env"))
     parser.add_argument("--port", type=int, help="start: the port to listen on (default: a free one)")
     add_verbose(parser)
+    add_root(parser)
     args = parser.parse_args(argv)
     if args.port is not None and not 1024 <= args.port <= 65535:
         parser.error(f"--port must be between 1024 and 65535, not {args.port}")

@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from delta_session import day_file, delta_spark, orders_table, table_version  # noqa: E402,F401
+from delta_session import ROOT_ENV, day_file, delta_spark, orders_table, table_version  # noqa: E402,F401
 
 # py4j logs at INFO when it closes its connection at interpreter exit, after pytest has closed the
 # stream its log handler writes to: the suite would end with a "--- Logging error ---" trace.
@@ -21,6 +21,14 @@ logging.getLogger("py4j").setLevel(logging.WARNING)
 # The course's late order for 15 September, appended to that day's file after its load.
 LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
 SEP_15 = datetime.date(2026, 9, 15)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_project_root_from_the_shell():
+    """Tests work below their own folders: a SHOP_ROOT left in the shell would point them all at one table."""
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv(ROOT_ENV, raising=False)
+        yield
 
 
 @pytest.fixture(scope="session")

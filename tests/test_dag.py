@@ -1,4 +1,4 @@
-"""The shop_daily DAG parses cleanly and says what docs/airflow.md promises (no scheduler needed).
+"""The DAGs parse cleanly and say what docs/airflow.md and docs/databricks.md promise (no scheduler needed).
 
     pytest tests/test_dag.py
 """
@@ -18,6 +18,10 @@ pytestmark = [
 ]
 
 DAGS = Path(__file__).resolve().parent.parent / "dags"
+RUN_NOW = "airflow.providers.databricks.operators.databricks"
+needs_provider = pytest.mark.skipif(
+    importlib.util.find_spec("airflow.providers.databricks") is None,
+    reason="apache-airflow-providers-databricks is not installed: make databricks-setup")
 
 
 @pytest.fixture(scope="module")
@@ -40,14 +44,25 @@ def shop_daily(airflow_home, monkeypatch):
     for name in ("SHOP_HOME", "SHOP_PYTHON", "SHOP_RETRIES", "SHOP_RETRY_DELAY_SECONDS", "SHOP_SPARK_REMOTE"):
         monkeypatch.delenv(name, raising=False)
     bag = parse_dags()
-    assert bag.import_errors == {}
+    assert str(DAGS / "shop_daily.py") not in bag.import_errors
     return bag.dags["shop_daily"]
 
 
-def test_dags_folder_holds_only_shop_daily_and_parses_without_errors(airflow_home):
+@needs_provider
+def test_dags_folder_holds_shop_daily_and_its_databricks_twin_and_parses_without_errors(airflow_home):
     bag = parse_dags()
     assert bag.import_errors == {}
+    assert sorted(bag.dag_ids) == ["shop_daily", "shop_daily_databricks"]
+
+
+def test_without_the_databricks_provider_shop_daily_still_parses_and_the_error_names_the_fix(
+        airflow_home, monkeypatch):
+    monkeypatch.setitem(sys.modules, RUN_NOW, None)  # what an import finds when the package is missing
+    bag = parse_dags()
     assert bag.dag_ids == ["shop_daily"]
+    assert list(bag.import_errors) == [str(DAGS / "shop_daily_databricks.py")]
+    assert "needs apache-airflow-providers-databricks: make databricks-setup" in \
+        bag.import_errors[str(DAGS / "shop_daily_databricks.py")]
 
 
 def test_runs_daily_at_two_utc_without_catchup_one_run_at_a_time(shop_daily):
@@ -114,3 +129,37 @@ def test_parsing_the_dag_file_imports_no_spark(airflow_home):
     out = subprocess.run([sys.executable, "-c", code, str(DAGS / "shop_daily.py")],
                          capture_output=True, text=True, env=dict(os.environ), check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.fixture
+def shop_daily_databricks(airflow_home, monkeypatch):
+    for name in ("SHOP_DATABRICKS_CONN_ID", "SHOP_DATABRICKS_JOB_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    return parse_dags().dags["shop_daily_databricks"]
+
+
+@needs_provider
+def test_the_databricks_dag_starts_job_shop_daily_with_the_run_date_as_its_job_parameter(shop_daily_databricks):
+    [task] = shop_daily_databricks.tasks
+    assert type(task).__name__ == "DatabricksRunNowOperator"
+    assert (task.job_name, task.databricks_conn_id, task.job_id) == ("shop_daily", "databricks_default", None)
+    # The run of 21 September 02:00 UTC: Airflow's ds is its logical date's day, the job's run_date.
+    logical_date = dt.datetime(2026, 9, 21, 2, tzinfo=dt.timezone.utc)
+    task.render_template_fields({"ds": logical_date.strftime("%Y-%m-%d"), "logical_date": logical_date})
+    assert task.job_parameters == {"run_date": "2026-09-21"}
+
+
+@needs_provider
+def test_the_databricks_dag_runs_daily_at_two_utc_one_run_at_a_time(shop_daily_databricks):
+    timetable = shop_daily_databricks.timetable
+    assert (timetable.expression, timetable.timezone.name) == ("0 2 * * *", "UTC")
+    assert shop_daily_databricks.catchup is False
+    assert shop_daily_databricks.max_active_runs == 1
+
+
+@needs_provider
+def test_the_databricks_connection_and_job_name_come_from_the_environment(airflow_home, monkeypatch):
+    monkeypatch.setenv("SHOP_DATABRICKS_CONN_ID", "shop_workspace")
+    monkeypatch.setenv("SHOP_DATABRICKS_JOB_NAME", "[dev ana] shop_daily")
+    task = parse_dags().dags["shop_daily_databricks"].get_task("run_shop_daily")
+    assert (task.databricks_conn_id, task.job_name) == ("shop_workspace", "[dev ana] shop_daily")

@@ -35,6 +35,8 @@ from conftest import run_script
     ("make_days.py", ["--from", "last week"], "argument --from: 'last week' is not a date in the form YYYY-MM-DD"),
     ("make_days.py", ["--to", "2026-09-31"], "argument --to: '2026-09-31' is not a calendar date"),
     ("make_days.py", ["--from", "2016-09-01"], "3682 days is more than 3660; write a shorter range"),
+    ("load_day.py", ["2026-09-16", "--root", "no/such/folder"], "argument --root: 'no/such/folder' is not a folder"),
+    ("failed_day.py", ["2026-09-21", "--root"], "argument --root: expected one argument"),
 ])
 def test_bad_arguments_are_usage_errors_before_spark(tmp_path, script, args, message):
     done = run_script(script, *args, cwd=tmp_path)
