@@ -414,6 +414,13 @@ def error_class(error: BaseException) -> str:
     return match.group(1) if match else ""
 
 
+# Delta's conflicts where the losing commit landed nothing and read files another writer changed:
+# ConcurrentAppendException (the usual one: the winner added files this write should have read), and
+# ConcurrentDeleteRead/DeleteDelete (the winner removed files this write read or removes too, as a
+# restore that empties a day does).
+WRITE_CONFLICTS = ("DELTA_CONCURRENT_APPEND", "DELTA_CONCURRENT_DELETE_READ", "DELTA_CONCURRENT_DELETE_DELETE")
+
+
 def is_write_conflict(error: BaseException) -> bool:
-    """A lost race with another writer that a retry can win (Delta's ConcurrentAppendException)."""
-    return error_class(error).startswith("DELTA_CONCURRENT_APPEND")
+    """A lost race with another writer that a retry can win (retry.py)."""
+    return error_class(error).startswith(WRITE_CONFLICTS)
