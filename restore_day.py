@@ -13,13 +13,17 @@ Refused in one line, exit 1, nothing written: a version the table does not have,
 files VACUUM has removed (the line says which versions can still be read).
 """
 import argparse
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from delta_session import (TABLE, ToolkitError, add_verbose, check_range, day_loaded_by, delta_spark,
+from delta_session import (TABLE, ToolkitError, add_verbose, as_date, check_range, day_loaded_by, delta_spark,
                            history_frame, orders_table, parse_date, run_dates, run_main, table_path,
                            table_version)
 from retry import retrying
+
+# The commit's user metadata: `restore_day: 2026-09-15 from version 29`, or a range `A .. B`.
+NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? from version (\d+)")
 
 
 def at_version(spark, version: int):
@@ -28,6 +32,19 @@ def at_version(spark, version: int):
 
 def days_label(first_day, last_day) -> str:
     return str(first_day) if first_day == last_day else f"{first_day} .. {last_day}"
+
+
+def restore_note(first_day, last_day, version: int) -> str:
+    return f"restore_day: {days_label(first_day, last_day)} from version {version}"
+
+
+def restored_by(user_metadata: str):
+    """(first day, last day, version) of a restore_day commit's user metadata; None for any other commit."""
+    found = NOTE.fullmatch(user_metadata or "")
+    if not found:
+        return None
+    first, last, version = found.groups()
+    return as_date(first), as_date(last or first), int(version)
 
 
 def days_predicate(first_day, last_day) -> str:
@@ -80,7 +97,7 @@ def restore_days(spark, first_day, last_day, version: int, show=print) -> str:
     check_version(spark, version)
     label = days_label(first_day, last_day)
     then = at_version(spark, version).where(days_predicate(first_day, last_day))
-    note = f"restore_day: {label} from version {version}"
+    note = restore_note(first_day, last_day, version)
 
     def write():
         before = sum(rows_per_day(orders_table(spark), first_day, last_day).values())

@@ -73,7 +73,7 @@ def test_two_processes_for_the_same_day_both_succeed_and_the_day_holds_its_rows_
     results = writers_at_once(["2026-09-16", "2026-09-16"], september)
     assert all(code == 0 and err == "" and loaded_after_retries(lines, "2026-09-16") for code, lines, err in results)
     assert sorted(len(lines) for _, lines, _ in results) == [1, 2]
-    assert [row[0] for row in table_rows(spark, SEP_15)] == [2058, 2059, 2060, 2131]
+    assert [row[0] for row in table_rows(spark, SEP_15)] == [2059, 2060, 2061, 2131]
     assert check_day(spark, "2026-09-16") == (True, "ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing")
     assert [row for row in table_rows(spark) if row[4] != SEP_15] == others
 

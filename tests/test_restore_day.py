@@ -9,7 +9,7 @@ from backfill import backfill
 from check_month import check_month
 from conftest import LATE_ORDER, SEP_15, append_line, table_rows, table_version
 from day_states import file_sha256
-from delta_session import history_frame, table_path
+from delta_session import day_file, history_frame, table_path
 from held_write import held, release, wait_held
 from history import main as history_main
 from load_day import load_day, main as load_day_main
@@ -46,6 +46,26 @@ def test_a_bad_correction_is_undone_then_redone_and_other_days_are_untouched(sep
     assert [line.split(";")[0] for line in shown] == ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"]
     assert table_rows(spark) == corrected
     assert check_month(spark, "2026-09")[0]
+
+
+def test_a_restored_day_is_compared_with_the_file_its_rows_came_from(september, spark):
+    """An amount typed wrong keeps the order ids: after the restore the rows are the original file's,
+    so the day is changed until its file is the original again (make_days.py writes the same bytes)."""
+    from day_states import day_states
+    from make_days import make_days
+    original = file_sha256(SEP_15)
+    typo = day_file(SEP_15).read_text().replace(",24.90,", ",2490.00,")
+    assert typo != day_file(SEP_15).read_text()
+    day_file(SEP_15).write_text(typo)
+    load_day(spark, "2026-09-16")  # version 30: the typo loaded
+    restore_days(spark, SEP_15, SEP_15, 29)
+    found = day_states(spark, SEP_15, SEP_15)[0]
+    assert (found.state, found.loaded["sha256"]) == ("changed", original)
+    assert check_month(spark, "2026-09")[1][0] == (
+        f"PROBLEM 2026-09-15: file changed since run 2026-09-16 loaded it (sha256 {original[:12]}, "
+        f"now {file_sha256(SEP_15)[:12]}); reload it with python load_day.py 2026-09-16")
+    make_days()
+    assert check_month(spark, "2026-09") == (True, ["ok 2026-09: all 30 days match their files, 130 orders"])
 
 
 def test_a_range_is_restored_in_one_commit_and_days_absent_then_are_removed(september, spark):
