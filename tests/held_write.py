@@ -30,17 +30,25 @@ def held(frame, hold: Path, name: str):
             while not (hold / "go").exists():
                 clock.sleep(0.05)
         return True
-    return frame.where(F.udf(wait, "boolean").asNondeterministic()(F.lit(0)))
+    # One task: while it waits it takes one of the session's task slots, and a test that commits
+    # from the same session (two cores or more) still has one for its own jobs.
+    return frame.coalesce(1).where(F.udf(wait, "boolean").asNondeterministic()(F.lit(0)))
 
 
-def wait_held(hold: Path, count: int, processes=(), timeout: float = 300) -> None:
-    """Wait until count writes are held; a writer process that ended first fails the wait with its output."""
+def wait_held(hold: Path, count: int, ended=lambda: [], timeout: float = 300) -> None:
+    """Wait until count writes are held; fail with what ended() returns (the output of writers that
+    ended before they were held), if anything."""
     deadline = time.monotonic() + timeout
     while len(list(hold.glob("*.held"))) < count:
-        ended = [process for process in processes if process.poll() is not None]
-        assert not ended, [process.communicate() for process in ended]
+        early = ended()
+        assert not early, early
         assert time.monotonic() < deadline, f"only {len(list(hold.glob('*.held')))} of {count} writes held"
         time.sleep(0.1)
+
+
+def ended_processes(processes):
+    """For wait_held: the outputs of the writer processes that have ended."""
+    return lambda: [process.communicate() for process in processes if process.poll() is not None]
 
 
 def release(hold: Path) -> None:
@@ -49,6 +57,7 @@ def release(hold: Path) -> None:
 
 def main(hold: str, script: str, *args) -> int:
     sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the UDF's worker needs pyspark
     import load_day
     read_orders = load_day.read_orders
     name = str(os.getpid())

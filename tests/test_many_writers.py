@@ -11,7 +11,7 @@ from check_day import check_day
 from check_month import check_month
 from conftest import LATE_ORDER, ROOT, SEP_15, append_line, table_rows, table_version
 from delta_session import day_loaded_by
-from held_write import release, wait_held
+from held_write import ended_processes, release, wait_held
 from load_day import load_day
 
 CONFLICT = "DELTA_CONCURRENT_APPEND.WITHOUT_HINT"
@@ -32,7 +32,7 @@ def writers_at_once(run_dates, folder, hold="hold") -> list:
     hold.mkdir()
     processes = [start_held(hold, run_date, folder) for run_date in run_dates]
     try:
-        wait_held(hold, len(processes), processes)
+        wait_held(hold, len(processes), ended_processes(processes))
         release(hold)
         return [(process.wait(timeout=600), *outputs(process)) for process in processes]
     finally:
@@ -97,7 +97,7 @@ def test_a_writer_whose_attempts_all_lose_says_so_in_one_line_and_the_table_stay
     hold.mkdir()
     process = start_held(hold, "2026-09-16", september, SHOP_WRITE_ATTEMPTS="1")
     try:
-        wait_held(hold, 1, [process])
+        wait_held(hold, 1, ended_processes([process]))
         load_day(spark, "2026-09-21")  # commits between the held write's read and its commit
         release(hold)
         assert process.wait(timeout=600) == 1

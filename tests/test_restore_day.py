@@ -42,7 +42,7 @@ def test_a_bad_correction_is_undone_then_redone_and_other_days_are_untouched(sep
         "PROBLEM 2026-09: 1 of 30 days do not match"])
     shown = []
     assert backfill(spark, "2026-09-02", "2026-10-01", show=shown.append, reprocess="changed") == (
-        [], "ran 1 runs, 0 failed; 29 skipped; orders_daily has 30 days, 131 orders")
+        [], "ran 1 runs, 0 failed, 29 skipped; orders_daily has 30 days, 131 orders")
     assert [line.split(";")[0] for line in shown] == ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"]
     assert table_rows(spark) == corrected
     assert check_month(spark, "2026-09")[0]
@@ -71,19 +71,19 @@ def test_a_restored_day_is_compared_with_the_file_its_rows_came_from(september, 
 def test_a_range_is_restored_in_one_commit_and_days_absent_then_are_removed(september, spark):
     before, version = table_rows(spark), table_version(spark)
     assert dry_run(spark, dt.date(2026, 9, 12), dt.date(2026, 9, 16), 12) == [
-        "2026-09-12: 4 rows now, 4 at version 12",
+        "2026-09-12: 5 rows now, 5 at version 12",
         "2026-09-13: 3 rows now, 3 at version 12",
-        "2026-09-14: 5 rows now, 0 at version 12",
+        "2026-09-14: 4 rows now, 0 at version 12",
         "2026-09-15: 3 rows now, 0 at version 12",
-        "2026-09-16: 6 rows now, 0 at version 12",
-        "dry run: would restore 5 days from version 12 (21 rows -> 7); nothing written"]
+        "2026-09-16: 5 rows now, 0 at version 12",
+        "dry run: would restore 5 days from version 12 (20 rows -> 8); nothing written"]
     assert table_version(spark) == version
     assert restore_days(spark, dt.date(2026, 9, 12), dt.date(2026, 9, 16), 12) == (
-        "restored 2026-09-12 .. 2026-09-16 from version 12 (21 rows -> 7); orders_daily has 116, version 30")
+        "restored 2026-09-12 .. 2026-09-16 from version 12 (20 rows -> 8); orders_daily has 118, version 30")
     after = table_rows(spark)
     assert other_days(after, dt.date(2026, 9, 12), dt.date(2026, 9, 16)) == other_days(
         before, dt.date(2026, 9, 12), dt.date(2026, 9, 16))
-    assert [row for row in after if dt.date(2026, 9, 12) <= row[4]  <= dt.date(2026, 9, 16)] == [
+    assert [row for row in after if dt.date(2026, 9, 12) <= row[4] <= dt.date(2026, 9, 16)] == [
         row for row in before if row[4] in (dt.date(2026, 9, 12), dt.date(2026, 9, 13))]
     newest = history_frame(spark, 1).first()
     assert (newest.version, newest.operationParameters["predicate"], newest.userMetadata) == (
@@ -129,7 +129,7 @@ def test_a_restore_that_loses_a_write_conflict_is_tried_again(september, spark, 
     shown = []
     with ThreadPoolExecutor(1) as pool:
         restoring = pool.submit(restore_days, spark, SEP_15, SEP_15, 29, shown.append)
-        wait_held(hold, 1)
+        wait_held(hold, 1, lambda: [restoring.result()] if restoring.done() else [])
         load_day(spark, "2026-09-21")  # another writer commits version 31 meanwhile
         release(hold)
         line = restoring.result(timeout=300)
