@@ -334,6 +334,11 @@ def history_frame(spark, limit=None):
     return spark.sql(f"DESCRIBE HISTORY {table_sql_name()}" + (f" LIMIT {int(limit)}" if limit else ""))
 
 
+def table_at_version(spark, version: int):
+    """orders_daily as it was at an earlier version (Delta time travel)."""
+    return spark.read.format("delta").option("versionAsOf", version).load(str(table_path()))
+
+
 def table_version(spark) -> int:
     """orders_daily's newest version."""
     return history_frame(spark, 1).first().version

@@ -13,18 +13,14 @@ To have a new table partitioned from its first write, set SHOP_PARTITIONED=1 ins
 import argparse
 
 from delta_session import (PARTITION_COLUMN, TABLE, ToolkitError, add_verbose, delta_spark, history_frame,
-                           partition_columns, register_table, run_main, table_path, table_version)
-from retry import retrying
-
-
-def at_version(spark, version: int):
-    return spark.read.format("delta").option("versionAsOf", version).load(str(table_path()))
+                           partition_columns, register_table, run_main, table_at_version, table_path, table_version)
+from retry import print_now, retrying
 
 
 def rewrite_partitioned(spark) -> int:
     """Write the newest version back whole, partitioned by order_date; return the version it read."""
     before = table_version(spark)
-    (at_version(spark, before).write.format("delta").mode("overwrite")
+    (table_at_version(spark, before).write.format("delta").mode("overwrite")
      .option("overwriteSchema", "true")
      .partitionBy(PARTITION_COLUMN)
      .save(str(table_path())))
@@ -40,7 +36,7 @@ def rewrite_version(spark, before: int) -> int:
             .agg(F.min("version")).first()[0])
 
 
-def partition_by_day(spark, show=print) -> str:
+def partition_by_day(spark, show=print_now) -> str:
     """Rewrite the table partitioned by order_date unless it is already; return the line to print.
 
     A rewrite that loses a write conflict to a run committing meanwhile is tried again (retry.py)."""
@@ -49,7 +45,7 @@ def partition_by_day(spark, show=print) -> str:
     before = retrying(lambda: rewrite_partitioned(spark), f"partitioning {TABLE}", show)
     after = rewrite_version(spark, before)
     register_table(spark, refresh=True)  # the name's view still has the old layout
-    old, new = at_version(spark, before), at_version(spark, after)
+    old, new = table_at_version(spark, before), table_at_version(spark, after)
     lost, gained = old.exceptAll(new).count(), new.exceptAll(old).count()
     if lost or gained or partition_columns(spark) != [PARTITION_COLUMN]:
         raise ToolkitError(f"{TABLE} version {after} differs from version {before} ({lost} rows lost, "
@@ -68,7 +64,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        print(partition_by_day(delta_spark("partition_table"), show=lambda line: print(line, flush=True)))
+        print(partition_by_day(delta_spark("partition_table")))
         return 0
     return run_main(body, args.verbose)
 

@@ -18,16 +18,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from delta_session import (TABLE, ToolkitError, add_verbose, as_date, check_range, day_loaded_by, delta_spark,
-                           history_frame, orders_table, parse_date, run_dates, run_main, table_path,
-                           table_version)
-from retry import retrying
+                           history_frame, orders_table, parse_date, run_dates, run_main, table_at_version,
+                           table_path, table_version)
+from retry import print_now, retrying
 
 # The commit's user metadata: `restore_day: 2026-09-15 from version 29`, or a range `A .. B`.
 NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? from version (\d+)")
-
-
-def at_version(spark, version: int):
-    return spark.read.format("delta").option("versionAsOf", version).load(str(table_path()))
 
 
 def days_label(first_day, last_day) -> str:
@@ -57,7 +53,7 @@ def days_predicate(first_day, last_day) -> str:
 def missing_files(spark, version: int) -> tuple:
     """(data files of version that are gone, how many it has): Delta's log still names the files
     VACUUM removed, so the version's file list is compared with the folder."""
-    files = [Path(unquote(urlparse(uri).path)) for uri in at_version(spark, version).inputFiles()]
+    files = [Path(unquote(urlparse(uri).path)) for uri in table_at_version(spark, version).inputFiles()]
     return [path for path in files if not path.exists()], len(files)
 
 
@@ -92,11 +88,11 @@ def rows_per_day(frame, first_day, last_day) -> dict:
     return {day: counts.get(day, 0) for day in run_dates(first_day, last_day)}
 
 
-def restore_days(spark, first_day, last_day, version: int, show=print) -> str:
+def restore_days(spark, first_day, last_day, version: int, show=print_now) -> str:
     """Replace the days from first_day to last_day with their rows at version; return the line to print."""
     check_version(spark, version)
     label = days_label(first_day, last_day)
-    then = at_version(spark, version).where(days_predicate(first_day, last_day))
+    then = table_at_version(spark, version).where(days_predicate(first_day, last_day))
     note = restore_note(first_day, last_day, version)
 
     def write():
@@ -116,7 +112,7 @@ def dry_run(spark, first_day, last_day, version: int) -> list:
     """A line per day with its rows now and at version, and a closing line; nothing is written."""
     check_version(spark, version)
     now = rows_per_day(orders_table(spark), first_day, last_day)
-    then = rows_per_day(at_version(spark, version), first_day, last_day)
+    then = rows_per_day(table_at_version(spark, version), first_day, last_day)
     lines = [f"{day}: {now[day]} rows now, {then[day]} at version {version}" for day in now]
     lines.append(f"dry run: would restore {len(now)} days from version {version} "
                  f"({sum(now.values())} rows -> {sum(then.values())}); nothing written")
@@ -149,8 +145,7 @@ def main(argv=None) -> int:
         if args.dry_run:
             print("\n".join(dry_run(spark, first_day, last_day, args.version)))
         else:
-            print(restore_days(spark, first_day, last_day, args.version,
-                               show=lambda line: print(line, flush=True)))
+            print(restore_days(spark, first_day, last_day, args.version))
         return 0
     return run_main(body, args.verbose)
 

@@ -40,7 +40,12 @@ def pause_before(attempt: int, pause: float = PAUSE) -> float:
     return min(pause * 2 ** (attempt - 1), MAX_PAUSE) * random.uniform(0.5, 1.5)
 
 
-def retrying(write, what: str, show=print, attempts=None, pause: float = PAUSE):
+def print_now(line: str) -> None:
+    """A retry's line, shown at once: under an orchestrator stdout is a pipe, buffered."""
+    print(line, flush=True)
+
+
+def retrying(write, what: str, show=print_now, attempts=None, pause: float = PAUSE):
     """write(), tried again after a lost write conflict, at most attempts times in all; its result.
 
     what names the write in the lines, e.g. `run 2026-09-16` or `restore 2026-09-15`."""

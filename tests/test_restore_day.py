@@ -124,8 +124,9 @@ def test_a_restore_that_loses_a_write_conflict_is_tried_again(september, spark, 
     load_day(spark, "2026-09-16")
     hold = tmp_path / "hold"
     hold.mkdir()
-    at_version = restore_day.at_version
-    monkeypatch.setattr(restore_day, "at_version", lambda spark, version: held(at_version(spark, version), hold, "restore"))
+    at_version = restore_day.table_at_version
+    monkeypatch.setattr(restore_day, "table_at_version",
+                        lambda spark, version: held(at_version(spark, version), hold, "restore"))
     shown = []
     with ThreadPoolExecutor(1) as pool:
         restoring = pool.submit(restore_days, spark, SEP_15, SEP_15, 29, shown.append)
