@@ -114,7 +114,7 @@ def dry_run(spark, first_day, last_day, version: int) -> list:
     now = rows_per_day(orders_table(spark), first_day, last_day)
     then = rows_per_day(table_at_version(spark, version), first_day, last_day)
     lines = [f"{day}: {now[day]} rows now, {then[day]} at version {version}" for day in now]
-    lines.append(f"dry run: would restore {len(now)} days from version {version} "
+    lines.append(f"dry run: would restore {len(now)} day{'s' if len(now) > 1 else ''} from version {version} "
                  f"({sum(now.values())} rows -> {sum(then.values())}); nothing written")
     return lines
 
