@@ -16,7 +16,6 @@ Rerunning it, or starting over after a stop, ends with the same table.
 closing line counts the skipped ones. --dry-run prints the choice and writes nothing.
 """
 import argparse
-import random
 import re
 import threading
 import time
@@ -25,9 +24,8 @@ from functools import partial
 
 from delta_session import (TABLE, add_root, add_verbose, check_range, delta_spark, one_line, orders_table,
                            parse_date, run_dates, run_main, table_exists)
-from delta_session import error_class, is_write_conflict
 from check_day import check_day
-from load_day import load_day
+from load_day import load_day, load_retrying
 from reprocess import REPROCESS, dates_to_run, dry_run
 
 
@@ -71,39 +69,18 @@ def backfill(spark, first, last, show=print, reprocess="all", workers=1, planned
 
 
 def run_in_order(spark, dates, show) -> list:
-    """Run dates one after the other; return the failed ones."""
+    """Run dates one after the other, retrying lost write conflicts (another process may write
+    the table too); return the failed ones."""
     failed = []
     for run_date in dates:
-        ok, line = run_one(spark, run_date)
+        ok, line = run_one(spark, run_date, partial(load_retrying, show=show))
         show(line)
         if not ok:
             failed.append(run_date)
     return failed
 
 
-RETRY_ATTEMPTS = 8
-RETRY_PAUSE = 1.0  # seconds before the first retry; doubled for each further one up to RETRY_MAX_PAUSE
-RETRY_MAX_PAUSE = 30.0
-
-
-def load_retrying(spark, run_date, show=print, attempts=RETRY_ATTEMPTS, pause=RETRY_PAUSE, load=load_day):
-    """load(spark, run_date), tried again after a lost write conflict, at most attempts times in all.
-
-    Only Delta's DELTA_CONCURRENT_APPEND conflicts are retried (the commit that lost changed nothing);
-    any other error, or the last attempt's conflict, is raised. Each retry shows a line."""
-    for attempt in range(1, attempts + 1):
-        try:
-            return load(spark, run_date)
-        except Exception as error:
-            if attempt == attempts or not is_write_conflict(error):
-                raise
-            wait = min(pause * 2 ** (attempt - 1), RETRY_MAX_PAUSE) * random.uniform(0.5, 1.5)
-            show(f"run {run_date} lost a write conflict ({error_class(error)}); "
-                 f"attempt {attempt + 1} of {attempts} in {wait:.1f} s")
-            time.sleep(wait)
-
-
-def run_parallel(spark, dates, workers: int, show, attempts=RETRY_ATTEMPTS) -> list:
+def run_parallel(spark, dates, workers: int, show, attempts=None) -> list:
     """Run dates workers at once in this session, retrying lost write conflicts; return the failed ones.
 
     Lines come in the order runs end. While there is no table, runs go one at a time until one

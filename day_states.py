@@ -11,15 +11,18 @@ A day is, checked in this order:
   changed   the file's sha256 differs from the one the day's latest load recorded
   mismatch  the rows' order ids differ from the file's (or the file does not pass the checks)
   ok        the rows match the file, and the file is the one last loaded
-No scheduler database is read: each load records its file's sha256 in its commit (load_day's lineage).
+No scheduler database is read: each load records its file's sha256 in its commit (load_day's lineage);
+after restore_day.py, a day's rows are those of the load it went back to, and its file is compared with that.
 """
 import datetime as dt
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 
 from delta_session import as_date, day_file, day_loaded_by, history_frame, run_dates, table_exists
 from check_day import compare_day, file_ids, stored_ids
+from restore_day import restored_by
 
 STATES = ("ok", "changed", "mismatch", "missing", "no file", "future")
 
@@ -42,18 +45,27 @@ class DayState:
 
 
 def latest_loads(spark, first_day, last_day) -> dict:
-    """For each day from first_day to last_day, the lineage of its latest load; one pass over the history."""
+    """For each day from first_day to last_day, the lineage of the load its rows come from; one pass
+    over the history, newest first. A restore_day commit puts a day back as at version N: the load
+    that counts for the day is then its latest at or before N (a restore to before a restore goes
+    further back in the same way)."""
     if not table_exists(spark):
         return {}
     commits = (history_frame(spark)
                .where("userMetadata IS NOT NULL").select("version", "userMetadata").collect())
-    first, last, loads = str(as_date(first_day)), str(as_date(last_day)), {}
+    first, last, loads, before = as_date(first_day), as_date(last_day), {}, {}
     for commit in sorted(commits, key=lambda found: found.version, reverse=True):
+        restored = restored_by(commit.userMetadata)
+        if restored:
+            for day in run_dates(max(first, restored[0]), min(last, restored[1])):  # [] outside the range
+                if commit.version <= before.get(day, math.inf):
+                    before[day] = restored[2]
+            continue
         lineage = parsed_lineage(commit.userMetadata)
-        day = lineage.get("day", "")
-        if first <= day <= last and day not in loads:
+        day = as_date(lineage["day"]) if lineage.get("day") else None
+        if day and first <= day <= last and day not in loads and commit.version <= before.get(day, math.inf):
             loads[day] = lineage
-    return {as_date(day): lineage for day, lineage in loads.items()}
+    return loads
 
 
 def parsed_lineage(text: str) -> dict:

@@ -383,6 +383,11 @@ def history_frame(spark, limit=None):
     return spark.sql(f"DESCRIBE HISTORY {table_sql_name()}" + (f" LIMIT {int(limit)}" if limit else ""))
 
 
+def table_at_version(spark, version: int):
+    """orders_daily as it was at an earlier version (Delta time travel)."""
+    return spark.read.format("delta").option("versionAsOf", version).load(str(table_path()))
+
+
 def table_version(spark) -> int:
     """orders_daily's newest version."""
     return history_frame(spark, 1).first().version
@@ -463,6 +468,13 @@ def error_class(error: BaseException) -> str:
     return match.group(1) if match else ""
 
 
+# Delta's conflicts where the losing commit landed nothing and read files another writer changed:
+# ConcurrentAppendException (the usual one: the winner added files this write should have read), and
+# ConcurrentDeleteRead/DeleteDelete (the winner removed files this write read or removes too, as a
+# restore that empties a day does).
+WRITE_CONFLICTS = ("DELTA_CONCURRENT_APPEND", "DELTA_CONCURRENT_DELETE_READ", "DELTA_CONCURRENT_DELETE_DELETE")
+
+
 def is_write_conflict(error: BaseException) -> bool:
-    """A lost race with another writer that a retry can win (Delta's ConcurrentAppendException)."""
-    return error_class(error).startswith("DELTA_CONCURRENT_APPEND")
+    """A lost race with another writer that a retry can win (retry.py)."""
+    return error_class(error).startswith(WRITE_CONFLICTS)

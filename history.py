@@ -3,8 +3,11 @@
     python history.py              # the 10 newest commits
     python history.py --limit 3
 
-A line per commit: `operation | predicate | rows_written | run RUN_DATE | file SHA256[:12]`, e.g.
-`WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file 5a1c0e9b2f47`.
+A line per commit: `version N | operation | predicate | rows_written | run RUN_DATE | file SHA256[:12]`,
+e.g. `version 30 | WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file 5a1c0e9b2f47`.
+A commit of another writer ends with its user metadata instead of the load's run and file, e.g.
+restore_day.py's `version 31 | WRITE | order_date = '2026-09-15' | 3 | restore_day: 2026-09-15 from version 29`.
+The version is what restore_day.py --version takes.
 """
 import argparse
 import json
@@ -22,10 +25,19 @@ def table_history(spark, limit: int = 10) -> list:
 def commit_summary(commit) -> dict:
     params = commit.operationParameters or {}
     metrics = commit.operationMetrics or {}
-    lineage = json.loads(commit.userMetadata) if commit.userMetadata else {}
+    lineage, note = user_metadata(commit.userMetadata or "")
     return {"version": commit.version, "timestamp": str(commit.timestamp),
             "operation": commit.operation, "predicate": clean_predicate(params.get("predicate", "")),
-            "rows_written": int(metrics.get("numOutputRows", 0)), "lineage": lineage}
+            "rows_written": int(metrics.get("numOutputRows", 0)), "lineage": lineage, "note": note}
+
+
+def user_metadata(text: str) -> tuple:
+    """(lineage, note): a load's lineage JSON as a dict, or other user metadata (restore_day's) as text."""
+    try:
+        found = json.loads(text) if text else {}
+    except ValueError:
+        return {}, text
+    return (found, "") if isinstance(found, dict) else ({}, text)
 
 
 def clean_predicate(predicate: str) -> str:
@@ -36,10 +48,12 @@ def clean_predicate(predicate: str) -> str:
 
 
 def history_line(entry: dict) -> str:
-    fields = [entry["operation"], entry["predicate"], str(entry["rows_written"])]
+    fields = [f"version {entry['version']}", entry["operation"], entry["predicate"], str(entry["rows_written"])]
     lineage = entry["lineage"]
     if lineage:
         fields += [f"run {lineage.get('run_date', '?')}", f"file {lineage.get('sha256', '?')[:12]}"]
+    elif entry["note"]:
+        fields.append(entry["note"])
     return " | ".join(fields)
 
 

@@ -18,6 +18,7 @@ from delta_session import (COLUMNS, TABLE, ToolkitError, add_root, add_verbose, 
                            delta_spark, orders_table, parse_date, run_main, shown, table_exists,
                            table_path)
 from delta_session import new_table_layout
+from retry import print_now, retrying
 
 ORDER_ID = re.compile(r"\d{1,18}")
 AMOUNT = re.compile(r"-?\d{1,10}(\.\d{1,2})?")
@@ -193,6 +194,11 @@ def load_day(spark, run_date) -> str:
     return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
 
 
+def load_retrying(spark, run_date, show=print_now, attempts=None, load=load_day) -> str:
+    """load(spark, run_date), tried again when it loses a write conflict to another writer (retry.py)."""
+    return retrying(lambda: load(spark, run_date), f"run {as_date(run_date)}", show, attempts)
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_date", type=parse_date, help="run date D (YYYY-MM-DD); the run loads D-1")
@@ -205,7 +211,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)  # a bad date is a usage error before Spark starts
 
     def body():
-        print(load_day(delta_spark("load_day"), args.run_date))
+        print(load_retrying(delta_spark("load_day"), args.run_date))
         return 0
     return run_main(body, args.verbose)
 

@@ -5,32 +5,48 @@
 The table is read at its current version and written back whole with overwriteSchema and
 partitionBy: one Delta commit, so the table is either as before or fully partitioned. The rows
 are then compared with the version before (time travel); the closing line says what it found.
-A table that is already partitioned is left alone. Runs in other processes must wait: a run that
-commits meanwhile makes this commit fail (a conflict), and nothing changes.
+A table that is already partitioned is left alone. A run in another process that commits meanwhile
+makes this commit lose a write conflict: nothing changes, and the rewrite is tried again from the
+newest version (retry.py), one line per retry.
 To have a new table partitioned from its first write, set SHOP_PARTITIONED=1 instead.
 """
 import argparse
 
 from delta_session import (PARTITION_COLUMN, TABLE, ToolkitError, add_root, add_verbose, delta_spark,
-                           partition_columns, register_table, run_main, table_path, table_version)
+                           history_frame, partition_columns, register_table, run_main, table_at_version,
+                           table_path, table_version)
+from retry import print_now, retrying
 
 
-def at_version(spark, version: int):
-    return spark.read.format("delta").option("versionAsOf", version).load(str(table_path()))
-
-
-def partition_by_day(spark) -> str:
-    """Rewrite the table partitioned by order_date unless it is already; return the line to print."""
-    if partition_columns(spark) == [PARTITION_COLUMN]:
-        return f"{TABLE} is already partitioned by {PARTITION_COLUMN}: nothing to do"
+def rewrite_partitioned(spark) -> int:
+    """Write the newest version back whole, partitioned by order_date; return the version it read."""
     before = table_version(spark)
-    (at_version(spark, before).write.format("delta").mode("overwrite")
+    (table_at_version(spark, before).write.format("delta").mode("overwrite")
      .option("overwriteSchema", "true")
      .partitionBy(PARTITION_COLUMN)
      .save(str(table_path())))
-    after = table_version(spark)
+    return before
+
+
+def rewrite_version(spark, before: int) -> int:
+    """The version of the rewrite that read version before: the first later commit that partitioned the
+    table (another writer may have committed since, so it is not always the newest)."""
+    from pyspark.sql import functions as F
+    partitioned = F.col("operationParameters").getItem("partitionBy") == f'["{PARTITION_COLUMN}"]'
+    return (history_frame(spark).where((F.col("version") > before) & partitioned)
+            .agg(F.min("version")).first()[0])
+
+
+def partition_by_day(spark, show=print_now) -> str:
+    """Rewrite the table partitioned by order_date unless it is already; return the line to print.
+
+    A rewrite that loses a write conflict to a run committing meanwhile is tried again (retry.py)."""
+    if partition_columns(spark) == [PARTITION_COLUMN]:
+        return f"{TABLE} is already partitioned by {PARTITION_COLUMN}: nothing to do"
+    before = retrying(lambda: rewrite_partitioned(spark), f"partitioning {TABLE}", show)
+    after = rewrite_version(spark, before)
     register_table(spark, refresh=True)  # the name's view still has the old layout
-    old, new = at_version(spark, before), at_version(spark, after)
+    old, new = table_at_version(spark, before), table_at_version(spark, after)
     lost, gained = old.exceptAll(new).count(), new.exceptAll(old).count()
     if lost or gained or partition_columns(spark) != [PARTITION_COLUMN]:
         raise ToolkitError(f"{TABLE} version {after} differs from version {before} ({lost} rows lost, "

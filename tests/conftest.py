@@ -14,6 +14,10 @@ sys.path.insert(0, str(ROOT))
 
 from delta_session import ROOT_ENV, day_file, delta_spark, orders_table, table_version  # noqa: E402,F401
 
+# Python UDFs (held_write.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
+# PATH, which may lack pyspark: the workers of the suite's session and of its script processes use this one.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
 # py4j logs at INFO when it closes its connection at interpreter exit, after pytest has closed the
 # stream its log handler writes to: the suite would end with a "--- Logging error ---" trace.
 logging.getLogger("py4j").setLevel(logging.WARNING)

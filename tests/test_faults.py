@@ -1,7 +1,6 @@
 """Table-level faults: a missing or damaged table is one clear line naming its path, exit 1, and
-nothing is written over it; two processes loading different days lose neither; --verbose and
-SHOP_VERBOSE=1 show the full trace that is otherwise kept to one line."""
-import datetime as dt
+nothing is written over it; --verbose and SHOP_VERBOSE=1 show the full trace that is otherwise kept
+to one line. (Writers in several processes at once: test_many_writers.py.)"""
 import os
 import shutil
 import subprocess
@@ -9,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, append_line, run_script, table_rows
+from conftest import ROOT, run_script
 from backfill import main as backfill_main
 from check_day import main as check_day_main
 from delta_session import table_path
@@ -53,26 +52,6 @@ def test_truncated_commit_is_named_with_its_line_and_nothing_is_written(septembe
             f"error: table lake/orders_daily cannot be read: commit {LOG}/{29:020d}.json "
             f"line {line} is not JSON (damaged); restore it from a backup\n"))
     assert files_below(september / "lake") == before
-
-
-def test_two_processes_loading_different_days_lose_neither(september, spark):
-    """The unpartitioned layout: the two commits may conflict; the loser says so in one line and
-    its rerun lands. (The partitioned layout, where they need not conflict, is tested on its own.)"""
-    before = table_rows(spark)
-    append_line(dt.date(2026, 9, 15), "2131,C02,19.99,2026-09-15T20:30:00")
-    append_line(dt.date(2026, 9, 20), "2132,C03,4.50,2026-09-20T21:30:00")
-    runs = {run_date: subprocess.Popen([sys.executable, str(ROOT / "load_day.py"), run_date], cwd=september,
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for run_date in ("2026-09-16", "2026-09-21")}
-    for run_date, process in runs.items():
-        out, err = process.communicate(timeout=600)
-        if process.returncode != 0:
-            assert process.returncode == 1 and out == "" and err.startswith("error: ")
-            assert len(err.splitlines()) == 1, err
-            assert run_script("load_day.py", run_date, cwd=september).returncode == 0
-    after = table_rows(spark)
-    assert [row for row in after if row[0] not in (2131, 2132)] == before
-    assert [row[:2] for row in after if row[0] in (2131, 2132)] == [(2131, "C02"), (2132, "C03")]
 
 
 @pytest.fixture

@@ -87,8 +87,8 @@ def test_history_lists_newest_first_with_limit(september, spark, capsys):
     assert history_main(["--limit", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file ")
-    assert lines[1].startswith("WRITE | order_date = '2026-09-30' | 6 | run 2026-10-01 | file ")
+    assert lines[0].startswith("version 30 | WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file ")
+    assert lines[1].startswith("version 29 | WRITE | order_date = '2026-09-30' | 6 | run 2026-10-01 | file ")
 
 
 def test_bad_row_is_one_line_and_leaves_the_table_as_it_was(september, spark, capsys):

@@ -5,10 +5,10 @@ from functools import partial
 
 import pytest
 
-from backfill import backfill, load_retrying
+from backfill import backfill
 from conftest import run_script, table_rows, table_version
 from delta_session import day_loaded_by, partition_columns, run_dates
-from load_day import load_day
+from load_day import load_day, load_retrying
 from parallel import one_try, run_at_once, summary
 from partition_table import partition_by_day
 

@@ -1,0 +1,155 @@
+"""Put the day a run loads (or every day of a range of runs) back as it was at an earlier table version, in one commit.
+
+    python restore_day.py 2026-09-16 --version 29              # day 2026-09-15 as it was at version 29
+    python restore_day.py 2026-09-02 2026-10-01 --version 29   # September's 30 days, in one commit
+    python restore_day.py 2026-09-02 2026-10-01 --version 29 --dry-run   # each day's rows now and then
+
+Run dates, as in every script: RUN_DATE stands for the day it loads (D-1); history.py shows the
+versions. Delta's time travel reads the days at version N, and one replaceWhere over those days
+writes them back: other days are untouched, and a day that had no rows at version N is removed.
+The commit's user metadata says what it was (`restore_day: 2026-09-15 from version 29`); history.py
+shows it. A restore that loses a write conflict is tried again (retry.py).
+Refused in one line, exit 1, nothing written: a version the table does not have, or one whose data
+files VACUUM has removed (the line says which versions can still be read).
+"""
+import argparse
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from delta_session import (TABLE, ToolkitError, add_root, add_verbose, as_date, check_range, day_loaded_by, delta_spark,
+                           history_frame, orders_table, parse_date, run_dates, run_main, table_at_version,
+                           table_path, table_version)
+from retry import print_now, retrying
+
+# The commit's user metadata: `restore_day: 2026-09-15 from version 29`, or a range `A .. B`.
+NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? from version (\d+)")
+
+
+def days_label(first_day, last_day) -> str:
+    return str(first_day) if first_day == last_day else f"{first_day} .. {last_day}"
+
+
+def restore_note(first_day, last_day, version: int) -> str:
+    return f"restore_day: {days_label(first_day, last_day)} from version {version}"
+
+
+def restored_by(user_metadata: str):
+    """(first day, last day, version) of a restore_day commit's user metadata; None for any other commit."""
+    found = NOTE.fullmatch(user_metadata or "")
+    if not found:
+        return None
+    first, last, version = found.groups()
+    return as_date(first), as_date(last or first), int(version)
+
+
+def days_predicate(first_day, last_day) -> str:
+    """The replaceWhere of the days: one day, or the range."""
+    if first_day == last_day:
+        return f"order_date = '{first_day}'"
+    return f"order_date >= '{first_day}' AND order_date <= '{last_day}'"
+
+
+def missing_files(spark, version: int) -> tuple:
+    """(data files of version that are gone, how many it has): Delta's log still names the files
+    VACUUM removed, so the version's file list is compared with the folder."""
+    files = [Path(unquote(urlparse(uri).path)) for uri in table_at_version(spark, version).inputFiles()]
+    return [path for path in files if not path.exists()], len(files)
+
+
+def readable_from(spark, newest: int, after: int) -> int:
+    """The oldest version of the unbroken run of readable versions that ends at newest, looking no
+    further back than after + 1 (older versions may be readable again: their files were never rewritten)."""
+    oldest = newest
+    while oldest - 1 > after and not missing_files(spark, oldest - 1)[0]:
+        oldest -= 1
+    return oldest
+
+
+def check_version(spark, version: int) -> None:
+    """Refuse a version the table does not have, or one VACUUM has made unreadable; in one line."""
+    orders_table(spark)  # a clear error when there is no table
+    from pyspark.sql import functions as F
+    oldest, newest = history_frame(spark).agg(F.min("version"), F.max("version")).first()
+    if not oldest <= version <= newest:
+        raise ToolkitError(f"version {version} does not exist: {TABLE} has versions {oldest} to {newest} "
+                           f"(python history.py lists them)")
+    gone, count = missing_files(spark, version)
+    if gone:
+        first = readable_from(spark, newest, version)
+        raise ToolkitError(f"version {version} cannot be read: VACUUM removed {len(gone)} of its {count} "
+                           f"data files; the oldest version that can still be read after it is {first} "
+                           f"(versions {first} to {newest})")
+
+
+def rows_per_day(frame, first_day, last_day) -> dict:
+    """{day: rows} of frame for every day from first_day to last_day, 0 for a day with no row."""
+    counts = dict(frame.where(days_predicate(first_day, last_day)).groupBy("order_date").count().collect())
+    return {day: counts.get(day, 0) for day in run_dates(first_day, last_day)}
+
+
+def restore_days(spark, first_day, last_day, version: int, show=print_now) -> str:
+    """Replace the days from first_day to last_day with their rows at version; return the line to print."""
+    check_version(spark, version)
+    label = days_label(first_day, last_day)
+    then = table_at_version(spark, version).where(days_predicate(first_day, last_day))
+    note = restore_note(first_day, last_day, version)
+
+    def write():
+        before = sum(rows_per_day(orders_table(spark), first_day, last_day).values())
+        (then.write.format("delta").mode("overwrite")
+         .option("replaceWhere", days_predicate(first_day, last_day))
+         .option("userMetadata", note)
+         .save(str(table_path())))
+        return before
+    before = retrying(write, f"restore {label}", show)
+    after = sum(rows_per_day(orders_table(spark), first_day, last_day).values())
+    return (f"restored {label} from version {version} ({before} rows -> {after}); "
+            f"{TABLE} has {orders_table(spark).count()}, version {table_version(spark)}")
+
+
+def dry_run(spark, first_day, last_day, version: int) -> list:
+    """A line per day with its rows now and at version, and a closing line; nothing is written."""
+    check_version(spark, version)
+    now = rows_per_day(orders_table(spark), first_day, last_day)
+    then = rows_per_day(table_at_version(spark, version), first_day, last_day)
+    lines = [f"{day}: {now[day]} rows now, {then[day]} at version {version}" for day in now]
+    lines.append(f"dry run: would restore {len(now)} day{'s' if len(now) > 1 else ''} from version {version} "
+                 f"({sum(now.values())} rows -> {sum(then.values())}); nothing written")
+    return lines
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("first", type=parse_date, help="run date (YYYY-MM-DD): restores the day it loads")
+    parser.add_argument("last", type=parse_date, nargs="?",
+                        help="last run date of a range (YYYY-MM-DD), included")
+    parser.add_argument("--version", type=int, required=True, help="the table version to go back to")
+    parser.add_argument("--dry-run", action="store_true", help="list each day's rows now and then; write nothing")
+    parser.add_argument("--allow-long", action="store_true", help="allow more than a year of runs")
+    add_verbose(parser)
+    add_root(parser)
+    args = parser.parse_args(argv)
+    args.last = args.last or args.first
+    check_range(parser, args.first, args.last, args.allow_long)
+    if args.version < 0:
+        parser.error(f"--version must be 0 or more, not {args.version}")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)  # a bad date is a usage error before Spark starts
+    first_day, last_day = day_loaded_by(args.first), day_loaded_by(args.last)
+
+    def body():
+        spark = delta_spark("restore_day")
+        if args.dry_run:
+            print("\n".join(dry_run(spark, first_day, last_day, args.version)))
+        else:
+            print(restore_days(spark, first_day, last_day, args.version))
+        return 0
+    return run_main(body, args.verbose)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
