@@ -141,7 +141,9 @@ def alive(pid: int) -> bool:
 def wait_until_up(state: dict, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not answers(state["port"]):
-        if not is_server(state["pid"], state["port"]):
+        # alive, not is_server: the pid is this process's unreaped child, so it is the server, and its
+        # command line reads empty for an instant while spark-submit execs spark-class, then java.
+        if not alive(state["pid"]):
             raise ToolkitError(f"the Spark server stopped while starting; see {shown(server_log())}")
         if time.monotonic() > deadline:
             raise ToolkitError(f"the Spark server did not answer within {timeout:.0f} s; see {shown(server_log())}")

@@ -27,12 +27,13 @@ LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
 SEP_15 = datetime.date(2026, 9, 15)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def no_project_root_from_the_shell():
-    """Tests work below their own folders: a SHOP_ROOT left in the shell would point them all at one table."""
-    with pytest.MonkeyPatch.context() as env:
-        env.delenv(ROOT_ENV, raising=False)
-        yield
+@pytest.fixture(autouse=True)
+def no_project_root():
+    """Each test works below its own folders: SHOP_ROOT is unset before it (one left in the shell would
+    point every test at one table) and after it (a script's --root run in the suite's process sets it)."""
+    os.environ.pop(ROOT_ENV, None)
+    yield
+    os.environ.pop(ROOT_ENV, None)
 
 
 @pytest.fixture(scope="session")

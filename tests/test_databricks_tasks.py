@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bundle import load, task_argv
-from delta_session import ROOT_ENV, root_at
+from delta_session import root_at
 
 
 @pytest.fixture
@@ -26,7 +26,6 @@ def tasks():
 def volume(tmp_path, monkeypatch):
     """A root shaped like a Volume's path, holding September's files; the current folder is elsewhere."""
     from make_days import make_days
-    monkeypatch.delenv(ROOT_ENV, raising=False)  # and so restore it after the tasks' --root
     root = tmp_path / "Volumes" / "shop" / "dev" / "orders"
     root.mkdir(parents=True)
     with root_at(root):
