@@ -112,5 +112,5 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a terminal run; pasted into a cell, it only defines
     raise SystemExit(main())

@@ -113,5 +113,5 @@ def main(argv=None) -> int:
     return run_main(body, args.verbose)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "__file__" in globals():  # a terminal run; pasted into a cell, it only defines
     raise SystemExit(main())
