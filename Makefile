@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup airflow-setup databricks-setup run test bench bench-parallel
+.PHONY: setup airflow-setup databricks-setup test-setup run test bench bench-parallel
 setup: $(VENV)/.installed
 
 # requirements-connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -34,8 +34,16 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements-databrick
 	$(PY) -m pip install -q -r requirements-databricks.txt
 	touch $@
 
-# Includes the Airflow tests (pytest -m "not airflow" leaves them out) and the Databricks bundle's.
-test: setup airflow-setup databricks-setup
+# pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first).
+test-setup: $(VENV)/.test-installed
+
+$(VENV)/.test-installed: $(VENV)/.databricks-installed requirements-test.txt
+	$(PY) -m pip install -q -r requirements-test.txt
+	touch $@
+
+# Includes the Airflow tests (pytest -m "not airflow" leaves them out), the Databricks bundle's and
+# the notebook's (a real Jupyter kernel).
+test: test-setup
 	$(PY) -m pytest -q --durations=10 tests
 
 # The figures of the README's Benchmark section (about 40 minutes on 2 cores; each script says how to

@@ -1,0 +1,100 @@
+"""The course notebook, and the scripts' own text pasted into cells, run in a real Jupyter kernel."""
+import os
+import re
+import signal
+from pathlib import Path
+
+import nbformat
+from jupyter_client import KernelManager
+from nbclient import NotebookClient
+
+from conftest import ROOT, group_members
+
+GUARD = 'if __name__ == "__main__" and "__file__" in globals():'
+
+
+def run_notebook(nb, folder: Path) -> None:
+    """Execute nb top to bottom in a kernel of this venv working in folder, the toolkit on its PYTHONPATH.
+
+    The kernel talks over Unix sockets in folder (no TCP port). It starts in a process group of its
+    own, with its Spark JVM: whatever of that group outlives the shutdown is killed by the group's id."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    manager = KernelManager(kernel_name="python3", transport="ipc", ip=str(folder / "kernel"))
+    manager.start_kernel(cwd=str(folder), env=env)
+    group = manager.provisioner.process.pid
+    try:
+        NotebookClient(nb, km=manager, timeout=600, startup_timeout=120).execute()
+    finally:
+        if manager.has_kernel:
+            manager.shutdown_kernel(now=False)
+        if group_members(group):
+            os.killpg(group, signal.SIGKILL)
+
+
+def printed(cell) -> str:
+    """What a cell printed (stdout) and what it gave back (its Out value)."""
+    parts = [out.get("text", "") for out in cell.outputs if out.output_type == "stream" and out.name == "stdout"]
+    parts += [out.data.get("text/plain", "") + "\n" for out in cell.outputs if out.output_type == "execute_result"]
+    return "".join(parts)
+
+
+def cell_lines(nb, source_start: str) -> list:
+    cell = next(cell for cell in nb.cells if cell.cell_type == "code" and cell.source.startswith(source_start))
+    return printed(cell).splitlines()
+
+
+def test_course_notebook_runs_top_to_bottom_in_a_kernel(tmp_path):
+    nb = nbformat.read(ROOT / "notebooks" / "course.ipynb", as_version=4)
+    assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code"), "saved outputs"
+    run_notebook(nb, tmp_path)
+
+    assert cell_lines(nb, "import sys") == [f"project root: {tmp_path}"]
+    assert cell_lines(nb, "import make_days") == [
+        "wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders", "0"]
+    backfill_lines = cell_lines(nb, "import backfill")
+    assert len(backfill_lines) == 32 and backfill_lines[0].startswith("1/30 run 2026-09-02 loaded 2026-09-01: 4 rows")
+    assert re.fullmatch(r"ran 30 runs, 0 failed; orders_daily has 30 days, 130 orders \(\d+\.\d s\)",
+                        backfill_lines[30]) and backfill_lines[31] == "0"
+    assert cell_lines(nb, "from load_day") == ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"]
+    assert cell_lines(nb, "from check_day") == ["ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"]
+    assert cell_lines(nb, "from history") == [
+        "version 30 | WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file fe704980722a",
+        "version 29 | WRITE | order_date = '2026-09-30' | 6 | run 2026-10-01 | file 5211b1278dd5"]
+    month = cell_lines(nb, "import check_month")
+    assert month[:2] == ["September 2026: 30 ok", "Mon    Tue    Wed    Thu    Fri    Sat    Sun"]
+    assert month[-2:] == ["ok 2026-09: all 30 days match their files, 131 orders", "0"]
+    at_once = cell_lines(nb, "import parallel")
+    runs = [line for line in at_once if line.startswith("run ")]
+    assert len(runs) == 4 and all(re.fullmatch(r"run 2026-09-0\d (loaded .*|failed: DELTA_CONCURRENT_APPEND.*)", line)
+                                  for line in runs)
+    assert re.fullmatch(r"\d of 4 runs succeeded; orders_daily holds whole days only.*", at_once[-2])
+    assert cell_lines(nb, "parallel.main")[-2:] == [
+        "4 of 4 runs succeeded; experiments/partitioned/lake/orders_daily holds whole days only", "0"]
+
+
+def script_texts() -> list:
+    """Every script of the toolkit that has a main() a terminal runs: found by its guard line."""
+    return sorted(path for path in ROOT.glob("*.py") if GUARD in path.read_text(encoding="utf-8"))
+
+
+def test_each_script_pasted_into_a_cell_only_defines_and_a_later_cell_calls_it(tmp_path):
+    scripts = script_texts()
+    assert {"load_day.py", "check_day.py", "backfill.py", "check_month.py", "history.py",
+            "parallel.py", "make_days.py"} <= {path.name for path in scripts}
+    pasted = [nbformat.v4.new_code_cell(path.read_text(encoding="utf-8")) for path in scripts]
+    calls = nbformat.v4.new_code_cell(
+        "spark = delta_spark('pasted')\n"
+        "written, orders = make_days()\n"
+        "print(len(written), orders)\n"
+        "print(load_day(spark, '2026-09-16'))\n"
+        "print(check_day(spark, '2026-09-16')[1])")
+    nb = nbformat.v4.new_notebook(cells=pasted + [calls])
+    run_notebook(nb, tmp_path)
+
+    for path, cell in zip(scripts, pasted):
+        assert cell.outputs == [], f"{path.name} pasted into a cell printed or raised: {cell.outputs}"
+    assert printed(calls).splitlines() == [
+        "30 130",
+        "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 3",
+        "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing"]
+    assert (tmp_path / "lake" / "orders_daily" / "_delta_log").is_dir()
