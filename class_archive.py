@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from project_paths import set_root
-from spark_jvm import DUMP_ENV, archive_path
+from spark_jvm import DUMP_ENV, TOOLKIT, archive_path
 
 DUMP_TIMEOUT = 300
 
@@ -66,8 +66,9 @@ def build() -> Path:
     archive.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="class-archive-") as scratch:
         partial = Path(scratch) / archive.name
-        child = subprocess.Popen([sys.executable, __file__, "--sample-run", scratch], start_new_session=True,
-                                 stdout=subprocess.DEVNULL, env={**os.environ, DUMP_ENV: str(partial)})
+        sample = [sys.executable, str(TOOLKIT / "class_archive.py"), "--sample-run", scratch]
+        child = subprocess.Popen(sample, start_new_session=True, stdout=subprocess.DEVNULL,
+                                 env={**os.environ, DUMP_ENV: str(partial)})
         code = child.wait(timeout=DUMP_TIMEOUT)
         wait_for_group(child.pid, DUMP_TIMEOUT)
         if code != 0 or not partial.exists() or not maps(partial):
