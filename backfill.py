@@ -22,8 +22,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
-from delta_session import (TABLE, add_root, add_verbose, check_range, delta_spark, one_line, orders_table,
-                           parse_date, run_dates, run_main, table_exists)
+from delta_session import TABLE, delta_spark, orders_table, table_exists
+from errors import one_line, run_main
+from run_args import add_root, add_verbose, check_range, parse_date, run_dates
+from table_schema import PARTITION_COLUMN
 from check_day import check_day
 from load_day import load_day, load_retrying
 from reprocess import REPROCESS, dates_to_run, dry_run
@@ -46,7 +48,7 @@ def table_summary(spark) -> str:
         return f"{TABLE} does not exist"
     from pyspark.sql import functions as F
     days, orders = (orders_table(spark)
-                    .agg(F.countDistinct("order_date"), F.count("*")).first())
+                    .agg(F.countDistinct(PARTITION_COLUMN), F.count("*")).first())
     return f"{TABLE} has {days} days, {orders} orders"
 
 

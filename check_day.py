@@ -7,21 +7,24 @@ Prints `ok ...` (exit 0) or a line starting with `PROBLEM` that says what is wro
 import argparse
 from collections import Counter
 
-from delta_session import (ToolkitError, add_root, add_verbose, as_date, day_file, day_loaded_by, delta_spark,
-                           orders_table, parse_date, run_main)
-from load_day import read_day_file, read_orders
+from day_file_check import read_day_file, read_orders
+from delta_session import delta_spark, orders_table
+from errors import ToolkitError, run_main
+from project_paths import day_file
+from run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
+from table_schema import PARTITION_COLUMN
 
 
 def stored_ids(spark, first_day, last_day) -> dict:
     """The order ids the table holds for each day from first_day to last_day, in one scan."""
     from pyspark.sql import functions as F
     rows = (orders_table(spark)
-            .where(F.col("order_date").between(F.lit(first_day), F.lit(last_day)))
-            .select("order_date", "order_id")
+            .where(F.col(PARTITION_COLUMN).between(F.lit(first_day), F.lit(last_day)))
+            .select(PARTITION_COLUMN, "order_id")
             .collect())
     ids = {}
     for row in rows:
-        ids.setdefault(row.order_date, []).append(row.order_id)
+        ids.setdefault(row[PARTITION_COLUMN], []).append(row.order_id)
     return ids
 
 
@@ -60,6 +63,11 @@ def compare_day(day, ids_in_file, why_no_ids: str, ids_in_table: list):
                         "duplicated": (len(twice), listed(twice))})
 
 
+def compare_checked(day, found, why: str, ids_in_table: list):
+    """compare_day for a day file as checked_file found it (None and why when it has no ids)."""
+    return compare_day(day, found.order_ids if found else None, why, ids_in_table)
+
+
 def day_verdict(day, rows: int, orders: int, differences: dict):
     """(ok, message) from the counts: differences maps a kind to (how many, the first ids listed)."""
     head = f"{rows} rows for the file's {orders} orders"
@@ -78,7 +86,7 @@ def compare_in_spark(spark, found, day):
     """(ok, message) for a big day: the file read by Spark joined with the day's rows, by order id."""
     from pyspark.sql import functions as F
     in_file = read_orders(spark, found, day).select("order_id", F.lit(True).alias("in_file"))
-    in_table = (orders_table(spark).where(F.col("order_date") == F.lit(day))
+    in_table = (orders_table(spark).where(F.col(PARTITION_COLUMN) == F.lit(day))
                 .groupBy("order_id").agg(F.count("*").alias("copies")))
     kinds = (in_file.join(in_table, "order_id", "full_outer")
              .select("order_id", "copies",
@@ -108,7 +116,7 @@ def check_day(spark, run_date):
     found, why = checked_file(day)
     if found and found.count > IDS_IN_PYTHON:
         return compare_in_spark(spark, found, day)
-    return compare_day(day, found.order_ids if found else None, why, stored_ids(spark, day, day).get(day, []))
+    return compare_checked(day, found, why, stored_ids(spark, day, day).get(day, []))
 
 
 def parse_args(argv):

@@ -14,8 +14,9 @@ import datetime as dt
 import json
 import sys
 
-from delta_session import (add_root, add_verbose, as_date, delta_spark, orders_table, parse_date, parse_month,
-                           run_main)
+from delta_session import delta_spark, orders_table
+from errors import run_main
+from run_args import add_root, add_verbose, as_date, parse_date, parse_month
 from day_states import day_states
 from month_calendar import draw_calendar, wants_colour
 

@@ -22,26 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-DUMP_ENV = "SHOP_CLASS_ARCHIVE_DUMP"  # set only in the child run that writes the archive
-# A script's driver lives seconds to minutes on a few rows: the C1 compiler alone is enough, and C2's
-# compile threads would take a core from the run on a small machine (measured: a cold 4-day backfill
-# 28 s -> 24 s with C1 only, 18-20 s with the archive as well, on 2 cores).
-QUICK_JIT = "-XX:TieredStopAtLevel=1"
+from project_paths import set_root
+from spark_jvm import DUMP_ENV, TOOLKIT, archive_path
+
 DUMP_TIMEOUT = 300
-
-
-def archive_path() -> Path:
-    from delta_session import delta_versions
-    spark, delta = delta_versions()
-    return Path(sys.prefix) / "share" / "shop-toolkit" / f"spark-{spark}-delta-{delta}.jsa"
-
-
-def java_options() -> str:
-    """The driver JVM options of a script's own Spark: the quick JIT, and the archive when built."""
-    if os.environ.get(DUMP_ENV):
-        return f"{QUICK_JIT} -XX:ArchiveClassesAtExit={os.environ[DUMP_ENV]}"
-    archive = archive_path()
-    return f"{QUICK_JIT} -XX:SharedArchiveFile={archive}" if archive.exists() else QUICK_JIT
 
 
 def sample_run(folder: Path) -> None:
@@ -49,7 +33,6 @@ def sample_run(folder: Path) -> None:
     import backfill
     import check_month
     import history
-    from delta_session import set_root
     from make_days import make_days
     set_root(folder)
     make_days()
@@ -83,8 +66,9 @@ def build() -> Path:
     archive.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="class-archive-") as scratch:
         partial = Path(scratch) / archive.name
-        child = subprocess.Popen([sys.executable, __file__, "--sample-run", scratch], start_new_session=True,
-                                 stdout=subprocess.DEVNULL, env={**os.environ, DUMP_ENV: str(partial)})
+        sample = [sys.executable, str(TOOLKIT / "class_archive.py"), "--sample-run", scratch]
+        child = subprocess.Popen(sample, start_new_session=True, stdout=subprocess.DEVNULL,
+                                 env={**os.environ, DUMP_ENV: str(partial)})
         code = child.wait(timeout=DUMP_TIMEOUT)
         wait_for_group(child.pid, DUMP_TIMEOUT)
         if code != 0 or not partial.exists() or not maps(partial):

@@ -20,8 +20,10 @@ import json
 import math
 from dataclasses import dataclass
 
-from delta_session import as_date, day_file, day_loaded_by, history_frame, run_dates, table_exists
-from check_day import compare_day, file_ids, stored_ids
+from delta_session import history_frame, table_exists
+from project_paths import day_file
+from run_args import as_date, day_loaded_by, run_dates
+from check_day import checked_file, compare_checked, stored_ids
 from restore_day import restored_by
 
 STATES = ("ok", "changed", "mismatch", "missing", "no file", "future")
@@ -103,8 +105,10 @@ def day_states(spark, first_day, last_day, today=None) -> list:
     found = []
     for day in days:
         ids = in_table.get(day, [])
-        matches, message = compare_day(day, *file_ids(day), ids)
-        sha_now, loaded = file_sha256(day), loads.get(day, {})
+        in_file, why = checked_file(day)
+        matches, message = compare_checked(day, in_file, why, ids)
+        # The check's one read hashed the file; only a file it refused (it stops at the bad line) is read again.
+        sha_now, loaded = in_file.sha256 if in_file else file_sha256(day), loads.get(day, {})
         found.append(DayState(day, state_of(day, matches, len(ids), sha_now, loaded, today),
                               matches, message, len(ids), sha_now, loaded))
     return found

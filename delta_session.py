@@ -1,39 +1,28 @@
-"""The one helper every script shares: a Spark session with Delta Lake, the paths, the run-date rules.
+"""The one helper every script shares: a Spark session with Delta Lake, and the orders_daily table in it.
 
     from delta_session import delta_spark, orders_table
     spark = delta_spark("notebook")
     orders_table(spark).show()
 
-Everything lives below the project root: landing/orders/ for the till's files, lake/orders_daily/
-for the Delta table, logs/. The root is the folder you run in, or SHOP_ROOT, or a script's --root
-DIR (set_root(DIR) in a notebook): any absolute path, a Unity Catalog Volume's /Volumes/... too.
-Paths are made absolute here because the JVM's working directory is not the root.
+The session is local[*], or on SPARK_MASTER's cluster, or a Spark Connect server's (SPARK_REMOTE), or
+a Databricks cluster's own. The table lives below the project root (project_paths.py); its schema is
+in table_schema.py. The scripts' other shared rules have a module each: run_args.py (run dates and
+options), errors.py (one-line errors), conflicts.py, delta_log_check.py, spark_jvm.py.
 """
-import argparse
-import datetime as dt
-import json
 import os
 import re
-import shutil
 import socket
-import subprocess
-import sys
-from contextlib import contextmanager
-from pathlib import Path
 
-TABLE = "orders_daily"
-LANDING = Path("landing") / "orders"
-LAKE = Path("lake")
-LOGS = Path("logs")
-LOG4J = Path(__file__).resolve().parent / "log4j2.properties"
-COLUMNS = ("order_id", "customer_id", "amount", "ordered_at")
-MAX_RUNS = 366
-# Where Spark 4's --packages (spark.jars.packages) keeps the JARs it has downloaded.
-IVY_JARS = Path.home() / ".ivy2.5.2" / "jars"
+from delta_log_check import delta_log_problem
+from errors import ToolkitError
+from project_paths import shown, spark_log, table_path
+from spark_jvm import LOG4J, java_options, java_problem, jvm_output_to_log, with_delta_jars
+from table_schema import PARTITION_COLUMN, TABLE
+
 LOCATION_KEY = "shop.orders_daily.location"  # session setting: where this session's view points
-ROOT_ENV = "SHOP_ROOT"
 # Set on every Databricks cluster: its Spark session, with Delta, exists before a task's script starts.
 DATABRICKS_ENV = "DATABRICKS_RUNTIME_VERSION"
+PARTITIONED_ENV = "SHOP_PARTITIONED"
 
 SPARK_SETTINGS = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
@@ -60,133 +49,6 @@ LOOPBACK_MASTER = re.compile(r"local.*|spark://(127\.0\.0\.1|localhost)(:\d+)?")
 AUTH_SECRET_ENV = "SPARK_AUTHENTICATE_SECRET"
 
 
-class ToolkitError(Exception):
-    """A problem the user can fix, told in one line; scripts print it and exit 1."""
-
-
-def project_root() -> Path:
-    """The folder landing/, lake/ and logs/ live below: SHOP_ROOT, else the folder you run in."""
-    return Path(os.environ.get(ROOT_ENV) or Path.cwd()).resolve()
-
-
-def set_root(folder) -> Path:
-    """Make folder the project root of this process, and of the processes it starts (SHOP_ROOT)."""
-    os.environ[ROOT_ENV] = str(Path(folder).resolve())
-    return project_root()
-
-
-@contextmanager
-def root_at(folder):
-    """Work below folder for a while (an experiment, a warm-up), then below the root as it was."""
-    before = os.environ.get(ROOT_ENV)
-    try:
-        yield set_root(folder)
-    finally:
-        if before is None:
-            os.environ.pop(ROOT_ENV, None)
-        else:
-            os.environ[ROOT_ENV] = before
-
-
-def landing_dir() -> Path:
-    return project_root() / LANDING
-
-
-def table_path() -> Path:
-    return project_root() / LAKE / TABLE
-
-
-def day_file(day) -> Path:
-    return landing_dir() / f"{day}.csv"
-
-
-def shown(path: Path) -> str:
-    """A path as the user knows it: relative to the project root (by default the folder they run in)."""
-    try:
-        return str(Path(path).relative_to(project_root()))
-    except ValueError:
-        return str(path)
-
-
-def parse_date(text: str) -> dt.date:
-    """An ISO date (YYYY-MM-DD) for argparse; anything else is a usage error."""
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text or ""):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date in the form YYYY-MM-DD")
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a calendar date") from None
-
-
-def parse_month(text: str) -> dt.date:
-    """A month (YYYY-MM) for argparse, as the date of its first day."""
-    if not re.fullmatch(r"\d{4}-\d{2}", text or "") or not 1 <= int(text[5:]) <= 12:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a month in the form YYYY-MM")
-    return dt.date.fromisoformat(f"{text}-01")
-
-
-def day_loaded_by(run_date) -> dt.date:
-    """A run on date D loads day D-1."""
-    return as_date(run_date) - dt.timedelta(days=1)
-
-
-def as_date(value) -> dt.date:
-    """A date from a date or an ISO string, for functions called from a notebook or a test."""
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return parse_date(str(value))
-    except argparse.ArgumentTypeError as error:
-        raise ToolkitError(str(error)) from None
-
-
-def run_dates(first, last) -> list:
-    first, last = as_date(first), as_date(last)
-    return [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
-
-
-def check_range(parser, first, last, allow_long: bool) -> None:
-    """FIRST after LAST, or more than a year of runs without --allow-long, is a usage error."""
-    if first > last:
-        parser.error(f"FIRST {first} is after LAST {last}")
-    runs = (last - first).days + 1
-    if runs > MAX_RUNS and not allow_long:
-        parser.error(f"{runs} runs is more than a year ({MAX_RUNS}); add --allow-long to confirm")
-
-
-def add_verbose(parser) -> None:
-    parser.add_argument("--verbose", action="store_true",
-                        help="show Spark's full error trace (or set SHOP_VERBOSE=1)")
-
-
-class RootOption(argparse.Action):
-    """--root DIR sets the project root as it is parsed, so every path the script makes follows it."""
-
-    def __call__(self, parser, namespace, value, option_string=None):
-        if not Path(value).is_dir():
-            parser.error(f"argument --root: {value!r} is not a folder")
-        setattr(namespace, self.dest, set_root(value))
-
-
-def add_root(parser) -> None:
-    parser.add_argument("--root", metavar="DIR", action=RootOption,
-                        help="the folder holding landing/, lake/ and logs/ (or set SHOP_ROOT; "
-                             "default: the current folder)")
-
-
-def java_problem() -> str:
-    """Why Java cannot run Spark here, or '' when it can (Spark 4 needs Java 17 or newer)."""
-    home = os.environ.get("JAVA_HOME")
-    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
-    if not java or not Path(java).exists():
-        return "no Java found: Spark needs Java 17 or 21 (install it, or set JAVA_HOME)"
-    out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
-    found = re.search(r'version "(\d+)', out)
-    if not found or int(found.group(1)) < 17:
-        return f"{java} is not Java 17 or newer: Spark 4 needs Java 17 or 21 (set JAVA_HOME)"
-    return ""
-
-
 def delta_spark(app_name: str):
     """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set
     (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret."""
@@ -201,12 +63,17 @@ def delta_spark(app_name: str):
         return active
     if os.environ.get(DATABRICKS_ENV):  # the cluster's own session, Delta included; nothing to set up
         return SparkSession.builder.getOrCreate()
+    return own_session(app_name)
+
+
+def own_session(app_name: str):
+    """A new session whose driver runs in this process, on local[*] or SPARK_MASTER's cluster."""
+    from pyspark.sql import SparkSession
     problem = java_problem()
     if problem:
         raise ToolkitError(problem)
     master = os.environ.get("SPARK_MASTER", "local[*]")
     builder = SparkSession.builder.master(master).appName(app_name)
-    from class_archive import java_options
     settings = {**SPARK_SETTINGS, **master_settings(master, os.environ)}
     settings["spark.driver.extraJavaOptions"] += f" {java_options()}"
     for key, value in settings.items():
@@ -237,36 +104,6 @@ def master_settings(master: str, env) -> dict:
     return settings
 
 
-def delta_versions() -> tuple:
-    """(Spark's major.minor, delta-spark's version) as installed, e.g. ('4.2', '4.4.0')."""
-    from importlib.metadata import version
-    return ".".join(version("pyspark").split(".")[:2]), version("delta-spark")
-
-
-def delta_package() -> str:
-    """The Maven coordinates of Delta's JAR for the installed pair."""
-    spark, delta = delta_versions()
-    return f"io.delta:delta-spark_{spark}_2.13:{delta}"
-
-
-def cached_delta_jars() -> list:
-    """Delta's two JARs in Spark's Ivy cache, once a first start has downloaded them; [] before."""
-    spark, delta = delta_versions()
-    jars = IVY_JARS / f"io.delta_delta-spark_{spark}_2.13-{delta}.jar", IVY_JARS / f"io.delta_delta-storage-{delta}.jar"
-    return [str(jar) for jar in jars] if all(jar.exists() for jar in jars) else []
-
-
-def with_delta_jars(builder):
-    """Delta's JARs for a new session: straight from the cache when they are there, which skips
-    resolving them through Ivy at every start (a second or two); else through delta-spark's
-    configure_spark_with_delta_pip, which downloads them from Maven Central and fills the cache."""
-    jars = cached_delta_jars()
-    if jars:
-        return builder.config("spark.jars", ",".join(jars))
-    from delta import configure_spark_with_delta_pip
-    return configure_spark_with_delta_pip(builder)
-
-
 def remote_problem(url: str) -> str:
     """Why nothing answers at SPARK_REMOTE's host and port, or '' (the client would retry for minutes)."""
     found = re.match(r"sc://([^/:;]+):(\d+)", url)
@@ -280,36 +117,6 @@ def remote_problem(url: str) -> str:
                 f'eval "$(python spark_server.py start)", or unset SPARK_REMOTE to run Spark in this process')
 
 
-def spark_log() -> Path:
-    return project_root() / LOGS / "spark.log"
-
-
-class jvm_output_to_log:
-    """Send the JVM's console output (Maven resolution, Java warnings) to logs/spark.log.
-
-    The JVM inherits this process's stderr when it starts; pointing fd 2 at the log file for
-    that moment keeps the scripts' terminal output to their own lines. SHOP_VERBOSE=1 keeps it all.
-    """
-
-    def __enter__(self):
-        self.saved = None
-        if os.environ.get("SHOP_VERBOSE"):
-            return self
-        spark_log().parent.mkdir(parents=True, exist_ok=True)
-        sys.stderr.flush()
-        self.saved = os.dup(2)
-        with open(spark_log(), "a") as log:
-            os.dup2(log.fileno(), 2)
-        return self
-
-    def __exit__(self, *exc):
-        if self.saved is not None:
-            sys.stderr.flush()
-            os.dup2(self.saved, 2)
-            os.close(self.saved)
-        return False
-
-
 def table_exists(spark) -> bool:
     """False only when lake/orders_daily does not exist at all (the first load creates it).
 
@@ -321,34 +128,6 @@ def table_exists(spark) -> bool:
     if problem:
         raise ToolkitError(f"table {shown(table_path())} cannot be read: {problem}")
     return True
-
-
-def delta_log_problem(log: Path) -> str:
-    """Why the Delta log cannot be read, or '': no commit at all, or a commit Delta would read is not JSON."""
-    commits = sorted(path for path in log.glob("*.json") if re.fullmatch(r"\d{20}\.json", path.name))
-    if not commits:
-        return (f"no commits in {shown(log)}; restore it from a backup, or delete the folder "
-                f"if its first load was interrupted")
-    checkpoints = [int(path.name[:20]) for path in log.glob("[0-9]*.checkpoint*.parquet")]
-    newest_checkpoint = max(checkpoints, default=-1)
-    for path in commits:
-        if int(path.name[:20]) > newest_checkpoint:
-            problem = not_json_line(path)
-            if problem:
-                return f"commit {shown(path)} {problem} (damaged); restore it from a backup"
-    return ""
-
-
-def not_json_line(path: Path) -> str:
-    """'line N is not JSON' for the first line of path that does not parse, or ''."""
-    with open(path, "rb") as lines:
-        for number, line in enumerate(lines, start=1):
-            try:
-                if line.strip():
-                    json.loads(line)
-            except ValueError:
-                return f"line {number} is not JSON"
-    return ""
 
 
 def orders_table(spark):
@@ -393,48 +172,6 @@ def table_version(spark) -> int:
     return history_frame(spark, 1).first().version
 
 
-def one_line(error: BaseException) -> str:
-    """A Spark/Delta error as one line: its error class and the first line of its message."""
-    if isinstance(error, ToolkitError):
-        return str(error)
-    refused = connect_refusal(str(error))
-    if refused:
-        return refused
-    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    if hasattr(error, "java_exception"):  # a Py4JJavaError says only "An error occurred while calling o60"
-        text = str(error.java_exception.toString()).strip().splitlines()[0]
-    return f"{type(error).__name__}: {text[:300]}"
-
-
-def connect_refusal(text: str) -> str:
-    """A Spark Connect call the server refused (its gRPC status and details) as one line, else ''."""
-    found = GRPC_STATUS.search(text)
-    if not found:
-        return ""
-    status, details = found.groups()
-    hint = ("; SPARK_REMOTE needs the server's token (python spark_server.py env prints it)"
-            if status == "UNAUTHENTICATED" else "")
-    return f"Spark Connect refused the request ({status}): {details}{hint}"
-
-
-def run_main(main_body, verbose: bool) -> int:
-    """Run a script's work: one line and exit 1 on any error, the full trace with --verbose."""
-    verbose = verbose or bool(os.environ.get("SHOP_VERBOSE"))
-    try:
-        return main_body()
-    except Exception as error:
-        if verbose:
-            raise
-        print(f"error: {one_line(error)}", file=sys.stderr)
-        return 1
-
-
-PARTITIONED_ENV = "SHOP_PARTITIONED"
-PARTITION_COLUMN = "order_date"
-GRPC_STATUS = re.compile(r'status = StatusCode\.(\w+)\s+details = "([^"]*)"')
-ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]")
-
-
 def partition_new_table() -> bool:
     """True when SHOP_PARTITIONED=1: orders_daily's first write then partitions it by order_date."""
     return os.environ.get(PARTITIONED_ENV, "") == "1"
@@ -454,27 +191,3 @@ def partition_columns(spark) -> list:
     orders_table(spark)  # a clear error when there is no table
     return list(spark.sql(f"DESCRIBE DETAIL {table_sql_name()}").first().partitionColumns)
 
-
-def error_class(error: BaseException) -> str:
-    """A Spark or Delta error's class, e.g. DELTA_CONCURRENT_APPEND.WITHOUT_HINT; '' if it has none.
-
-    getCondition() where it answers (Spark 4, classic and Connect), else the bracketed class in
-    the message: Delta's exceptions, as classic PySpark wraps them, answer None to getCondition()."""
-    condition = getattr(error, "getCondition", None)
-    found = condition() if callable(condition) else None
-    if found:
-        return found
-    match = ERROR_CLASS.search(str(error))
-    return match.group(1) if match else ""
-
-
-# Delta's conflicts where the losing commit landed nothing and read files another writer changed:
-# ConcurrentAppendException (the usual one: the winner added files this write should have read), and
-# ConcurrentDeleteRead/DeleteDelete (the winner removed files this write read or removes too, as a
-# restore that empties a day does).
-WRITE_CONFLICTS = ("DELTA_CONCURRENT_APPEND", "DELTA_CONCURRENT_DELETE_READ", "DELTA_CONCURRENT_DELETE_DELETE")
-
-
-def is_write_conflict(error: BaseException) -> bool:
-    """A lost race with another writer that a retry can win (retry.py)."""
-    return error_class(error).startswith(WRITE_CONFLICTS)

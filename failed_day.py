@@ -10,7 +10,9 @@ reruns its failed tasks once the day's file is fixed.
 import argparse
 
 from check_day import checked_file
-from delta_session import add_root, add_verbose, day_file, day_loaded_by, parse_date, run_main, shown
+from errors import run_main
+from project_paths import day_file, shown
+from run_args import add_root, add_verbose, day_loaded_by, parse_date
 
 
 def failed_day_line(run_date) -> str:

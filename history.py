@@ -12,7 +12,9 @@ The version is what restore_day.py --version takes.
 import argparse
 import json
 
-from delta_session import add_root, add_verbose, delta_spark, history_frame, orders_table, run_main
+from delta_session import delta_spark, history_frame, orders_table
+from errors import run_main
+from run_args import add_root, add_verbose
 
 
 def table_history(spark, limit: int = 10) -> list:

@@ -16,8 +16,10 @@ import datetime as dt
 import random
 import shutil
 
-from delta_session import (COLUMNS, LANDING, add_root, add_verbose, day_file, landing_dir, parse_date, run_dates,
-                           run_main, shown, table_path)
+from errors import run_main
+from project_paths import LANDING, day_file, landing_dir, shown, table_path
+from run_args import add_root, add_verbose, parse_date, run_dates
+from table_schema import COLUMNS
 
 FIRST_DAY = dt.date(2026, 9, 1)
 LAST_DAY = dt.date(2026, 9, 30)

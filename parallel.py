@@ -19,12 +19,14 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from delta_session import (COLUMNS, PARTITION_COLUMN, TABLE, add_root, add_verbose, day_loaded_by, delta_spark,
-                           error_class, landing_dir, one_line, orders_table, parse_date,
-                           partition_new_table, project_root, root_at, run_dates, run_main, shown, table_exists,
-                           table_path)
+from conflicts import error_class
+from delta_session import TABLE, delta_spark, orders_table, partition_new_table, table_exists
+from errors import one_line, run_main
+from project_paths import landing_dir, project_root, root_at, shown, table_path
+from run_args import add_root, add_verbose, day_loaded_by, parse_date, run_dates
+from table_schema import PARTITION_COLUMN, table_ddl
 from check_day import compare_day, file_ids, stored_ids
-from load_day import SPARK_TYPES, load_day
+from load_day import load_day
 
 DEFAULT_RUNS = ("2026-09-02", "2026-09-05")
 EXPERIMENTS = Path("experiments")
@@ -33,8 +35,7 @@ LAYOUTS = {False: "unpartitioned", True: "partitioned"}
 
 def create_table(spark, partitioned: bool) -> None:
     """An empty orders_daily in the given layout, so that the runs started together do not race to create it."""
-    schema = ", ".join([f"{name} {SPARK_TYPES[name]}" for name in COLUMNS] + [f"{PARTITION_COLUMN} DATE"])
-    writer = spark.createDataFrame([], schema).write.format("delta")
+    writer = spark.createDataFrame([], table_ddl()).write.format("delta")
     (writer.partitionBy(PARTITION_COLUMN) if partitioned else writer).save(str(table_path()))
     orders_table(spark)
 

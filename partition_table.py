@@ -12,9 +12,12 @@ To have a new table partitioned from its first write, set SHOP_PARTITIONED=1 ins
 """
 import argparse
 
-from delta_session import (PARTITION_COLUMN, TABLE, ToolkitError, add_root, add_verbose, delta_spark,
-                           history_frame, partition_columns, register_table, run_main, table_at_version,
-                           table_path, table_version)
+from delta_session import (TABLE, delta_spark, history_frame, partition_columns, register_table, table_at_version,
+                           table_version)
+from errors import ToolkitError, run_main
+from project_paths import table_path
+from run_args import add_root, add_verbose
+from table_schema import PARTITION_COLUMN
 from retry import print_now, retrying
 
 

@@ -8,7 +8,7 @@
 --reprocess changed  days that are changed, mismatch or missing: whatever a rerun would fix
 A day rerun from its unchanged file is ok afterwards, so the same command right after runs nothing.
 """
-from delta_session import day_loaded_by, run_dates
+from run_args import day_loaded_by, run_dates
 from day_states import STATES, day_states
 
 REPROCESS = {

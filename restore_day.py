@@ -17,9 +17,11 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from delta_session import (TABLE, ToolkitError, add_root, add_verbose, as_date, check_range, day_loaded_by, delta_spark,
-                           history_frame, orders_table, parse_date, run_dates, run_main, table_at_version,
-                           table_path, table_version)
+from delta_session import TABLE, delta_spark, history_frame, orders_table, table_at_version, table_version
+from errors import ToolkitError, run_main
+from project_paths import table_path
+from run_args import add_root, add_verbose, as_date, check_range, day_loaded_by, parse_date, run_dates
+from table_schema import PARTITION_COLUMN
 from retry import print_now, retrying
 
 # The commit's user metadata: `restore_day: 2026-09-15 from version 29`, or a range `A .. B`.
@@ -46,8 +48,8 @@ def restored_by(user_metadata: str):
 def days_predicate(first_day, last_day) -> str:
     """The replaceWhere of the days: one day, or the range."""
     if first_day == last_day:
-        return f"order_date = '{first_day}'"
-    return f"order_date >= '{first_day}' AND order_date <= '{last_day}'"
+        return f"{PARTITION_COLUMN} = '{first_day}'"
+    return f"{PARTITION_COLUMN} >= '{first_day}' AND {PARTITION_COLUMN} <= '{last_day}'"
 
 
 def missing_files(spark, version: int) -> tuple:
@@ -84,7 +86,7 @@ def check_version(spark, version: int) -> None:
 
 def rows_per_day(frame, first_day, last_day) -> dict:
     """{day: rows} of frame for every day from first_day to last_day, 0 for a day with no row."""
-    counts = dict(frame.where(days_predicate(first_day, last_day)).groupBy("order_date").count().collect())
+    counts = dict(frame.where(days_predicate(first_day, last_day)).groupBy(PARTITION_COLUMN).count().collect())
     return {day: counts.get(day, 0) for day in run_dates(first_day, last_day)}
 
 

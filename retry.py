@@ -17,7 +17,8 @@ import os
 import random
 import time
 
-from delta_session import ToolkitError, error_class, is_write_conflict
+from conflicts import error_class, is_write_conflict
+from errors import ToolkitError
 
 ATTEMPTS = 8
 ATTEMPTS_ENV = "SHOP_WRITE_ATTEMPTS"

@@ -12,26 +12,22 @@ token. Its state (pid, port, and the token in a file only you can read) is in .s
 the folder you run in, its log in logs/spark_server.log. See docs/spark_server.md.
 """
 import argparse
-import importlib.util
 import json
 import os
 import secrets
 import shlex
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from delta_session import (LOCAL_SETTINGS, LOGS, SPARK_SETTINGS, ToolkitError, add_root, add_verbose, cached_delta_jars,
-                           delta_package, project_root, root_at, run_main, shown)
+from connect_server import alive, answers, end_group, free_port, is_server, launch
+from errors import ToolkitError, run_main
+from project_paths import LOGS, project_root, root_at, shown
+from run_args import add_root, add_verbose
 
 STATE = Path(".spark_server")
-SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 START_TIMEOUT = 300.0  # seconds; a first start without Delta's JARs in the Ivy cache downloads them
-STOP_TIMEOUT = 30.0
 
 
 def state_dir() -> Path:
@@ -42,60 +38,12 @@ def server_log() -> Path:
     return project_root() / LOGS / "spark_server.log"
 
 
-def delta_jars() -> list:
-    """--jars with Delta's two JARs from the Ivy cache, else --packages (the first start downloads them)."""
-    jars = cached_delta_jars()
-    return ["--jars", ",".join(jars)] if jars else ["--packages", delta_package()]
-
-
-def server_command(spark_home: Path, port: int) -> list:
-    settings = {**SPARK_SETTINGS, **LOCAL_SETTINGS, "spark.connect.grpc.binding.address": "127.0.0.1",
-                "spark.connect.grpc.binding.port": str(port)}
-    command = [str(spark_home / "bin" / "spark-submit"), "--master", "local[*]", "--name", "shop-spark-server",
-               "--class", SERVER_CLASS, *delta_jars()]
-    for key, value in settings.items():
-        command += ["--conf", f"{key}={value}"]
-    return command + ["spark-internal"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def answers(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(1)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
-def launch(port: int, token: str) -> int:
-    """Start the server in its own session (process group), its output into the log; return its pid."""
-    spark_home = Path(importlib.util.find_spec("pyspark").submodule_search_locations[0])
-    env = {key: value for key, value in os.environ.items() if key not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE")}
-    env.update(SPARK_HOME=str(spark_home), SPARK_CONNECT_AUTHENTICATE_TOKEN=token)  # env: not shown by ps
-    server_log().parent.mkdir(parents=True, exist_ok=True)
-    with open(server_log(), "a") as log:
-        return subprocess.Popen(server_command(spark_home, port), stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, env=env, start_new_session=True).pid
-
-
 def save_state(pid: int, port: int, token: str) -> None:
     state_dir().mkdir(mode=0o700, exist_ok=True)
     token_file = os.open(state_dir() / "token", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(token_file, "w") as handle:
         handle.write(token)
     (state_dir() / "server.json").write_text(json.dumps({"pid": pid, "port": port}))
-
-
-def is_server(pid: int, port: int) -> bool:
-    """True while pid is the Connect server started on port (not a later process that reuses the pid)."""
-    try:
-        command = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except OSError:
-        return False
-    return SERVER_CLASS in command and f"spark.connect.grpc.binding.port={port}" in command
 
 
 def running() -> dict:
@@ -114,28 +62,6 @@ def remote_url(state: dict) -> str:
 
 def export_line(state: dict) -> str:
     return f"export SPARK_REMOTE={shlex.quote(remote_url(state))}"
-
-
-def end_group(pid: int) -> None:
-    """SIGTERM to the server's process group, SIGKILL if it is still there after STOP_TIMEOUT."""
-    for sig, wait in ((signal.SIGTERM, STOP_TIMEOUT), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(pid, sig)
-        except ProcessLookupError:
-            return
-        deadline = time.monotonic() + wait
-        while alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if not alive(pid):
-            return
-
-
-def alive(pid: int) -> bool:
-    """pid runs: it exists and is no zombie (an ended server its parent has not reaped yet)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def wait_until_up(state: dict, timeout: float) -> None:
@@ -178,7 +104,7 @@ def start(port=None) -> str:
                            f"python spark_server.py stop ends it")
     started = time.monotonic()
     state = {"port": port or free_port(), "token": secrets.token_urlsafe(32)}
-    state["pid"] = launch(state["port"], state["token"])
+    state["pid"] = launch(state["port"], state["token"], server_log())
     save_state(state["pid"], state["port"], state["token"])
     try:
         wait_until_up(state, START_TIMEOUT)

@@ -23,7 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from delta_session import day_loaded_by, delta_spark, run_dates, table_path  # noqa: E402
+from delta_session import delta_spark  # noqa: E402
+from project_paths import day_file, root_at, table_path  # noqa: E402
+from run_args import day_loaded_by, run_dates  # noqa: E402
 from backfill import table_summary  # noqa: E402
 from check_day import check_day  # noqa: E402
 from load_day import load_day  # noqa: E402
@@ -85,7 +87,7 @@ def deltalake_replaces(dates) -> list:
     path, seconds = str(table_path().with_name("orders_daily_rs")), []
     for run_date in dates:
         began, day = time.perf_counter(), day_loaded_by(run_date)
-        orders = csv.read_csv(f"landing/orders/{day}.csv", convert_options=csv.ConvertOptions(column_types=types))
+        orders = csv.read_csv(day_file(day), convert_options=csv.ConvertOptions(column_types=types))
         orders = orders.set_column(3, "ordered_at", compute.assume_timezone(orders["ordered_at"], "UTC"))
         orders = orders.append_column("order_date", pa.array([day] * orders.num_rows, pa.date32()))
         write_deltalake(path, orders, mode="overwrite", predicate=f"order_date = '{day}'")
@@ -122,8 +124,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     dates = run_dates(FIRST, FIRST + dt.timedelta(days=args.runs - 1))
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
-    with tempfile.TemporaryDirectory() as folder:
-        os.chdir(folder)
+    with tempfile.TemporaryDirectory() as folder, root_at(folder):  # the load_day.py processes too (SHOP_ROOT)
         make_days()
         spark_start, runs, whole = one_session(dates, lambda line: print(line, flush=True))
         rust = None if "deltalake" in args.skip else deltalake_or_none(dates)

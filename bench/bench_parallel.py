@@ -17,7 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backfill import backfill  # noqa: E402
-from delta_session import PARTITIONED_ENV, delta_spark, partition_columns, parse_date  # noqa: E402
+from delta_session import PARTITIONED_ENV, delta_spark, orders_table, partition_columns  # noqa: E402
+from project_paths import set_root  # noqa: E402
+from run_args import parse_date  # noqa: E402
 from make_days import make_days  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -30,7 +32,7 @@ def one_setting(spark, layout: str, workers: int, first, last) -> dict:
     folder = OUT / f"{layout}-{workers}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    os.chdir(folder)
+    set_root(folder)
     make_days()
     os.environ[PARTITIONED_ENV] = "1" if layout == "partitioned" else "0"
     lines = []
@@ -40,7 +42,7 @@ def one_setting(spark, layout: str, workers: int, first, last) -> dict:
     else:
         failed, closing = backfill(spark, first, last, show=lines.append, workers=workers)
     seconds = time.perf_counter() - started
-    content = sorted(tuple(row) for row in spark.table("orders_daily").collect())
+    content = sorted(tuple(row) for row in orders_table(spark).collect())
     return {"layout": layout, "workers": workers, "seconds": seconds, "failed": len(failed),
             "retries": sum("lost a write conflict" in line for line in lines), "closing": closing,
             "content": content, "partitions": partition_columns(spark)}

@@ -20,7 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from delta_session import day_file, delta_spark, run_dates  # noqa: E402
+from delta_session import delta_spark  # noqa: E402
+from project_paths import day_file, root_at  # noqa: E402
+from run_args import run_dates  # noqa: E402
 from backfill import run_one, table_summary  # noqa: E402
 from check_day import check_day  # noqa: E402
 from load_day import load_day  # noqa: E402
@@ -88,8 +90,7 @@ def main(argv=None) -> int:
     lines = []
     for name, part in (("year", year), ("big-day", big_day)):
         if args.only in (None, name):
-            with tempfile.TemporaryDirectory() as folder:
-                os.chdir(folder)
+            with tempfile.TemporaryDirectory() as folder, root_at(folder):
                 spark = delta_spark(f"bench_{name}")
                 lines += part(spark)
                 spark.stop()

@@ -18,6 +18,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from project_paths import root_at  # noqa: E402
+
 RUN_DATE = "2026-09-16"
 
 
@@ -40,10 +44,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reruns", type=int, default=3, help="reruns each way (default 3)")
     args = parser.parse_args(argv)
-    own = {key: value for key, value in os.environ.items() if key not in ("SPARK_REMOTE", "SPARK_MASTER")}
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
-    with tempfile.TemporaryDirectory() as folder:
-        os.chdir(folder)
+    with tempfile.TemporaryDirectory() as folder, root_at(folder):  # the scripts' processes work below it (SHOP_ROOT)
+        own = {key: value for key, value in os.environ.items() if key not in ("SPARK_REMOTE", "SPARK_MASTER")}
         script("make_days.py", env=own)
         script("backfill.py", "2026-09-02", "2026-10-01", env=own)
         began = time.perf_counter()

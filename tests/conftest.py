@@ -12,7 +12,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from delta_session import ROOT_ENV, day_file, delta_spark, orders_table, table_version  # noqa: E402,F401
+from delta_session import delta_spark, orders_table, table_version  # noqa: E402,F401
+from project_paths import ROOT_ENV, day_file  # noqa: E402,F401
 
 # Python UDFs (held_write.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
 # PATH, which may lack pyspark: the workers of the suite's session and of its script processes use this one.

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_server import free_port
+from connect_server import free_port
 
 pytestmark = [
     pytest.mark.airflow,

@@ -4,7 +4,7 @@ import re
 
 from conftest import run_script
 from backfill import Progress
-from delta_session import day_file
+from project_paths import day_file
 
 TIMED = re.compile(r"(.*) \((\d+\.\d\d?) s\)")
 

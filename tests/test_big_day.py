@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 from conftest import ROOT
-from delta_session import day_file, orders_table
+from delta_session import orders_table
+from project_paths import day_file
 
 ROWS = 1_000_000
 PEAK_RSS_LIMIT_MB = 400

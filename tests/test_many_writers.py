@@ -10,7 +10,7 @@ import sys
 from check_day import check_day
 from check_month import check_month
 from conftest import LATE_ORDER, ROOT, SEP_15, append_line, table_rows, table_version
-from delta_session import day_loaded_by
+from run_args import day_loaded_by
 from held_write import ended_processes, release, wait_held
 from load_day import load_day
 

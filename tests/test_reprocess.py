@@ -9,7 +9,7 @@ from conftest import LATE_ORDER, SEP_15, append_line, run_script, table_rows, ta
 from backfill import backfill, main as backfill_main
 from check_month import check_month, main as check_month_main, month_states
 from day_states import DayState
-from delta_session import day_file
+from project_paths import day_file
 from history import main as history_main, table_history
 from month_calendar import draw_calendar, wants_colour
 from reprocess import dry_run

@@ -9,7 +9,8 @@ from backfill import backfill
 from check_month import check_month
 from conftest import LATE_ORDER, SEP_15, append_line, table_rows, table_version
 from day_states import file_sha256
-from delta_session import day_file, history_frame, table_path
+from delta_session import history_frame
+from project_paths import day_file, table_path
 from held_write import held, release, wait_held
 from history import main as history_main
 from load_day import load_day, main as load_day_main

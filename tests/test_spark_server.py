@@ -20,10 +20,10 @@ from conftest import LATE_ORDER, ROOT, SEP_15, append_line, run_script
 from check_day import compare_day, file_ids
 from check_month import month_days, month_verdict
 from day_states import DayState, file_sha256, state_of
-from delta_session import day_loaded_by, run_dates
+from run_args import day_loaded_by, run_dates
 from make_days import DAY_COUNTS
 from month_calendar import draw_calendar
-from spark_server import alive
+from connect_server import alive
 
 SEPTEMBER = dt.date(2026, 9, 1)
 TIME = re.compile(r" \(\d+\.\d\d? s\)$")
@@ -157,7 +157,8 @@ def test_check_month_then_reprocess_changed_reruns_only_the_changed_day(server, 
 LONG_LIVED_CLIENT = """
 import sys
 from pyspark.sql import SparkSession
-from delta_session import orders_table, table_path
+from delta_session import orders_table
+from project_paths import table_path
 mine = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
 print(orders_table(mine).count(), flush=True)
 for _ in sys.stdin:

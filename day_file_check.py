@@ -1,0 +1,136 @@
+"""A day's landing file, checked line by line and hashed in the one read: what load_day and check_day read.
+
+    from day_file_check import read_day_file
+    found = read_day_file("2026-09-15")      # DayFile: columns, order ids, size, sha256, count
+
+A bad file is refused with one ToolkitError naming the file, the line and the problem. read_orders
+then reads the checked file with Spark, with the table's explicit schema (table_schema.py).
+"""
+import csv
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from errors import ToolkitError
+from project_paths import day_file, shown
+from table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
+
+ORDER_ID = re.compile(r"\d{1,18}")
+AMOUNT = re.compile(r"-?\d{1,10}(\.\d{1,2})?")
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
+
+
+@dataclass
+class DayFile:
+    """What a valid day file holds: its columns in file order, its order ids, its fingerprint."""
+    path: object
+    columns: list
+    order_ids: list = field(default_factory=list)
+    size: int = 0
+    sha256: str = ""
+    count: int = 0
+
+
+def read_day_file(day: dt.date) -> DayFile:
+    """Check every line of day's file; raise ToolkitError naming the file, line and problem."""
+    path = day_file(day)
+    if not path.exists():
+        raise ToolkitError(f"no file {shown(path)}")
+    digest, seen = hashlib.sha256(), set()
+    with open(path, "rb") as raw:
+        rows = csv.reader(decoded_lines(raw, path, digest))
+        found = DayFile(path, read_header(rows, path))
+        for row in rows:
+            if not row:
+                continue  # blank lines (a trailing newline or two) carry no order; ",,," is checked
+            order_id = check_row(dict(zip(found.columns, row)), len(row), found, day, rows.line_num)
+            if order_id in seen:
+                raise bad_line(path, rows.line_num, f"order_id {order_id} appears twice in the file")
+            seen.add(order_id)
+            found.order_ids.append(order_id)
+    found.size, found.sha256 = path.stat().st_size, digest.hexdigest()
+    found.count = len(seen)
+    return found
+
+
+def decoded_lines(raw, path, digest):
+    """The file's lines as text, hashing the bytes as they pass; not UTF-8 is refused with its line."""
+    for number, line in enumerate(raw, start=1):
+        digest.update(line)
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise bad_line(path, number, "bytes that are not UTF-8") from None
+        yield text.lstrip("\ufeff") if number == 1 else text
+
+
+def read_header(rows, path) -> list:
+    header = next(rows, None)
+    if header is None:
+        raise ToolkitError(f"{shown(path)}: empty file (0 bytes), expected the header "
+                           f"{','.join(COLUMNS)} at least")
+    names = [name.strip() for name in header]
+    if names and ORDER_ID.fullmatch(names[0]):
+        raise bad_line(path, 1, f"no header: expected {','.join(COLUMNS)}")
+    missing = [name for name in COLUMNS if name not in names]
+    extra = [name for name in names if name not in COLUMNS]
+    if missing or extra or len(set(names)) != len(names):
+        problem = "; ".join(filter(None, [missing and f"missing column {', '.join(missing)}",
+                                          extra and f"unexpected column {', '.join(extra)}"]))
+        raise bad_line(path, 1, f"{problem or 'a column twice'} (expected {','.join(COLUMNS)})")
+    return names
+
+
+def check_row(row: dict, width: int, found: DayFile, day: dt.date, line: int) -> int:
+    """Check one order; return its id."""
+    if width != len(found.columns):
+        raise bad_line(found.path, line, f"{width} fields, expected {len(found.columns)}")
+    if not ORDER_ID.fullmatch(row["order_id"]):
+        raise bad_line(found.path, line, f"order_id {row['order_id']!r} is not a whole number")
+    if not AMOUNT.fullmatch(row["amount"]):
+        raise bad_line(found.path, line, f"amount {row['amount']!r} is not a number like 19.99")
+    if row["amount"].startswith("-"):
+        raise bad_line(found.path, line, f"amount {row['amount']} is negative")
+    if not row["customer_id"].strip():
+        raise bad_line(found.path, line, "customer_id is empty")
+    if not TIMESTAMP.fullmatch(row["ordered_at"]) or not valid_timestamp(row["ordered_at"]):
+        raise bad_line(found.path, line, f"ordered_at {row['ordered_at']!r} is not a timestamp "
+                                         f"like {day}T20:30:00")
+    if row["ordered_at"][:10] != day.isoformat():
+        raise bad_line(found.path, line, f"ordered_at {row['ordered_at']} is not on {day}")
+    return int(row["order_id"])
+
+
+def valid_timestamp(text: str) -> bool:
+    try:
+        dt.datetime.fromisoformat(text)
+        return True
+    except ValueError:
+        return False
+
+
+def bad_line(path, line: int, problem: str) -> ToolkitError:
+    return ToolkitError(f"{shown(path)} line {line}: {problem}")
+
+
+
+def read_orders(spark, found: DayFile, day: dt.date):
+    """The file as a DataFrame with the table's columns, read with an explicit schema."""
+    from pyspark.sql import functions as F
+    return (spark.read.schema(columns_ddl(found.columns))
+            .options(header=True, mode="FAILFAST", timestampFormat="yyyy-MM-dd'T'HH:mm:ss")
+            .csv(str(found.path))
+            .select(*COLUMNS)
+            .withColumn(PARTITION_COLUMN, F.lit(day).cast(PARTITION_TYPE)))
+
+
+def line_of_id(found: DayFile, order_id: int) -> int:
+    """The line of the file (a checked one) that holds order_id."""
+    with open(found.path, encoding="utf-8-sig", newline="") as handle:
+        rows = csv.reader(handle)
+        for row in rows:
+            if row and dict(zip(found.columns, row)).get("order_id") == str(order_id):
+                return rows.line_num
+    return 0
+

@@ -1,0 +1,111 @@
+"""What a Spark JVM started here needs: Java 17+, Delta's JARs, the log4j config, the driver's JVM
+options (class_archive.py's archive), and its console output kept out of the scripts' own lines.
+
+    from spark_jvm import java_problem, with_delta_jars
+    problem = java_problem()      # '' when Java can run Spark
+"""
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from project_paths import spark_log
+
+# The toolkit's folder, found through the import system rather than this file's __file__: a module's
+# text pasted into a notebook cell has no __file__ (or names the kernel's launcher), while
+# project_paths is imported from the toolkit's folder wherever the code runs.
+TOOLKIT = Path(importlib.util.find_spec("project_paths").origin).resolve().parent
+LOG4J = TOOLKIT / "log4j2.properties"
+# Where Spark 4's --packages (spark.jars.packages) keeps the JARs it has downloaded.
+IVY_JARS = Path.home() / ".ivy2.5.2" / "jars"
+DUMP_ENV = "SHOP_CLASS_ARCHIVE_DUMP"  # set only in class_archive.py's child run that writes the archive
+# A script's driver lives seconds to minutes on a few rows: the C1 compiler alone is enough, and C2's
+# compile threads would take a core from the run on a small machine (measured: a cold 4-day backfill
+# 28 s -> 24 s with C1 only, 18-20 s with the archive as well, on 2 cores).
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
+
+
+def java_problem() -> str:
+    """Why Java cannot run Spark here, or '' when it can (Spark 4 needs Java 17 or newer)."""
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if not java or not Path(java).exists():
+        return "no Java found: Spark needs Java 17 or 21 (install it, or set JAVA_HOME)"
+    out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+    found = re.search(r'version "(\d+)', out)
+    if not found or int(found.group(1)) < 17:
+        return f"{java} is not Java 17 or newer: Spark 4 needs Java 17 or 21 (set JAVA_HOME)"
+    return ""
+
+
+def delta_versions() -> tuple:
+    """(Spark's major.minor, delta-spark's version) as installed, e.g. ('4.2', '4.4.0')."""
+    from importlib.metadata import version
+    return ".".join(version("pyspark").split(".")[:2]), version("delta-spark")
+
+
+def delta_package() -> str:
+    """The Maven coordinates of Delta's JAR for the installed pair."""
+    spark, delta = delta_versions()
+    return f"io.delta:delta-spark_{spark}_2.13:{delta}"
+
+
+def cached_delta_jars() -> list:
+    """Delta's two JARs in Spark's Ivy cache, once a first start has downloaded them; [] before."""
+    spark, delta = delta_versions()
+    jars = IVY_JARS / f"io.delta_delta-spark_{spark}_2.13-{delta}.jar", IVY_JARS / f"io.delta_delta-storage-{delta}.jar"
+    return [str(jar) for jar in jars] if all(jar.exists() for jar in jars) else []
+
+
+def with_delta_jars(builder):
+    """Delta's JARs for a new session: straight from the cache when they are there, which skips
+    resolving them through Ivy at every start (a second or two); else through delta-spark's
+    configure_spark_with_delta_pip, which downloads them from Maven Central and fills the cache."""
+    jars = cached_delta_jars()
+    if jars:
+        return builder.config("spark.jars", ",".join(jars))
+    from delta import configure_spark_with_delta_pip
+    return configure_spark_with_delta_pip(builder)
+
+
+def archive_path() -> Path:
+    """class_archive.py's archive: beside the Python that runs the toolkit, named by the versions."""
+    spark, delta = delta_versions()
+    return Path(sys.prefix) / "share" / "shop-toolkit" / f"spark-{spark}-delta-{delta}.jsa"
+
+
+def java_options() -> str:
+    """The driver JVM options of a script's own Spark: the quick JIT, and the archive when built."""
+    if os.environ.get(DUMP_ENV):
+        return f"{QUICK_JIT} -XX:ArchiveClassesAtExit={os.environ[DUMP_ENV]}"
+    archive = archive_path()
+    return f"{QUICK_JIT} -XX:SharedArchiveFile={archive}" if archive.exists() else QUICK_JIT
+
+
+class jvm_output_to_log:
+    """Send the JVM's console output (Maven resolution, Java warnings) to logs/spark.log.
+
+    The JVM inherits this process's stderr when it starts; pointing fd 2 at the log file for
+    that moment keeps the scripts' terminal output to their own lines. SHOP_VERBOSE=1 keeps it all.
+    """
+
+    def __enter__(self):
+        self.saved = None
+        if os.environ.get("SHOP_VERBOSE"):
+            return self
+        spark_log().parent.mkdir(parents=True, exist_ok=True)
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        with open(spark_log(), "a") as log:
+            os.dup2(log.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            sys.stderr.flush()
+            os.dup2(self.saved, 2)
+            os.close(self.saved)
+        return False

@@ -1,0 +1,25 @@
+"""orders_daily's schema, defined once: its name, its columns and their Spark types, its partition column.
+
+    from table_schema import COLUMNS, table_ddl
+    spark.createDataFrame([], table_ddl()).printSchema()
+
+A landing file holds COLUMNS (a header names them, in any order); the table holds them and
+PARTITION_COLUMN, the day a row belongs to (the day its file is for, whether or not the table is
+partitioned by it).
+"""
+TABLE = "orders_daily"
+SPARK_TYPES = {"order_id": "BIGINT", "customer_id": "STRING", "amount": "DECIMAL(12,2)",
+               "ordered_at": "TIMESTAMP"}
+COLUMNS = tuple(SPARK_TYPES)  # a landing file's columns, in the order make_days writes them
+PARTITION_COLUMN = "order_date"
+PARTITION_TYPE = "DATE"
+
+
+def columns_ddl(columns=COLUMNS) -> str:
+    """The DDL schema of a file's columns in the order given, e.g. `order_id BIGINT, amount DECIMAL(12,2)`."""
+    return ", ".join(f"{name} {SPARK_TYPES[name]}" for name in columns)
+
+
+def table_ddl() -> str:
+    """The DDL schema of the table: the file's columns, then the partition column."""
+    return f"{columns_ddl()}, {PARTITION_COLUMN} {PARTITION_TYPE}"
