@@ -1,10 +1,12 @@
 """One Spark session for the whole run; every test works in a folder of its own."""
 import datetime
+import io
 import logging
 import os
 import shutil
 import subprocess
 import sys
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from delta_session import delta_spark, orders_table, table_version  # noqa: E402,F401
-from project_paths import ROOT_ENV, day_file  # noqa: E402,F401
+from project_paths import ROOT_ENV, day_file, root_at  # noqa: E402,F401
 
 # Python UDFs (held_write.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
 # PATH, which may lack pyspark: the workers of the suite's session and of its script processes use this one.
@@ -46,18 +48,17 @@ def spark():
 
 @pytest.fixture(scope="session")
 def september_template(spark, tmp_path_factory):
-    """September's 30 files and the table after its 30-run backfill, built once per test run."""
-    from backfill import backfill
+    """September's 30 files and the table after `python backfill.py 2026-09-02 2026-10-01`, run once per
+    test run in this session; what it printed is kept in the folder's backfill.out."""
+    from backfill import main as backfill_main
     from make_days import make_days
     folder = tmp_path_factory.mktemp("september")
-    here = Path.cwd()
-    os.chdir(folder)
-    try:
+    with root_at(folder), redirect_stdout(io.StringIO()) as printed:
         make_days()
-        failed, closing = backfill(spark, "2026-09-02", "2026-10-01", show=lambda line: None)
-        assert (failed, closing) == ([], "ran 30 runs, 0 failed; orders_daily has 30 days, 130 orders")
-    finally:
-        os.chdir(here)
+        assert backfill_main(["2026-09-02", "2026-10-01"]) == 0
+    closing = printed.getvalue().splitlines()[-1]
+    assert closing.startswith("ran 30 runs, 0 failed; orders_daily has 30 days, 130 orders ("), closing
+    (folder / "backfill.out").write_text(printed.getvalue(), encoding="utf-8")
     return folder
 
 

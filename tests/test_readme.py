@@ -1,6 +1,6 @@
 """The README's course walkthrough prints what the code prints today.
 
-    pytest tests/test_readme.py        # one Spark session; its 30-run backfill is most of the time
+    pytest tests/test_readme.py
 
 Every `$ ` line of the walkthrough's blocks is run in this process, in a fresh project root, and the
 lines below it must be exactly what that command printed, in order; a `[... cut: N lines ...]` line
@@ -8,6 +8,7 @@ stands for N printed lines.
 """
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from backfill import main as backfill_main
 from check_day import main as check_day_main
 from check_month import main as check_month_main
-from delta_session import root_at  # moves to project_paths
+from project_paths import root_at
 from history import main as history_main
 from load_day import main as load_day_main
 from make_days import main as make_days_main
@@ -32,6 +33,7 @@ CUT = re.compile(r"\[\.\.\. cut: (\d+) lines? \.\.\.\]")
 # both sides; everything else must match as printed.
 TIME = re.compile(r"\(\d+\.\d+ s\)$")
 SED = re.compile(r"sed -i 's/([^/]*)/([^/]*)/' (\S+)")
+TEMPLATE_COMMAND = "python backfill.py 2026-09-02 2026-10-01"
 ECHO = re.compile(r'echo "([^"]*)" >> (\S+)')
 
 
@@ -57,8 +59,13 @@ def trimmed(lines: list) -> list:
     return lines
 
 
-def run(command: str, root: Path, capsys) -> list:
+def run(command: str, root: Path, capsys, template: Path) -> list:
     """Run one `$ ` line as a user's shell would, below root; return the lines it printed."""
+    if command == TEMPLATE_COMMAND and not (root / "lake").exists():
+        # The suite's September template (conftest.py) ran this very command on the same files, in this
+        # session: its table and its printed lines stand for a second 30-run backfill.
+        shutil.copytree(template / "lake", root / "lake")
+        return (template / "backfill.out").read_text(encoding="utf-8").splitlines()
     for part in command.split(" && "):
         words = shlex.split(part)
         if words[0] == "python":
@@ -105,7 +112,7 @@ def compare(command: str, expected: list, printed: list) -> None:
         f"$ {command}: the README shows\n" + "\n".join(expected) + "\nthe code printed\n" + "\n".join(printed))
 
 
-def test_the_walkthrough_prints_what_the_readme_shows(spark, tmp_path, capsys):
+def test_the_walkthrough_prints_what_the_readme_shows(spark, september_template, tmp_path, capsys):
     blocks = walkthrough()
     commands = [command for _, steps in blocks for command, _ in steps]
     assert set(MAINS) <= {word for command in commands for word in command.split()}, (
@@ -115,4 +122,4 @@ def test_the_walkthrough_prints_what_the_readme_shows(spark, tmp_path, capsys):
             if "RETAIN 0 HOURS" in prose:  # a step the README tells in words: no script does it
                 vacuum(spark, tmp_path)
             for command, expected in steps:
-                compare(command, expected, run(command, tmp_path, capsys))
+                compare(command, expected, run(command, tmp_path, capsys, september_template))
