@@ -8,7 +8,10 @@ conflict. Once go exists the UDF lets rows pass at once, so a retry is not held.
 
 As a process, a real writer in its own JVM:
     python tests/held_write.py HOLD load_day.py 2026-09-16
-runs load_day.py's main with the day's rows held (marker HOLD/<pid>.held).
+runs load_day.py's main with the day's rows held (marker HOLD/<pid>.held);
+    python tests/held_write.py --rounds load_day.py HOLD1=2026-09-03 HOLD2=2026-09-11
+makes one held write a round in the same process (and JVM): each round waits for HOLD/start, runs
+the script's main with that run date held on HOLD, then prints `round HOLD exit N`.
 """
 import importlib
 import os
@@ -55,15 +58,34 @@ def release(hold: Path) -> None:
     (hold / "go").touch()
 
 
-def main(hold: str, script: str, *args) -> int:
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the UDF's worker needs pyspark
+def hold_loads(hold: Path) -> None:
+    """From now on, the rows of every load_day write in this process are held on hold."""
+    import day_file_check
     import load_day
-    read_orders = load_day.read_orders
     name = str(os.getpid())
-    load_day.read_orders = lambda spark, found, day: held(read_orders(spark, found, day), Path(hold), name)
+    load_day.read_orders = lambda spark, found, day: held(day_file_check.read_orders(spark, found, day), hold, name)
+
+
+def main(hold: str, script: str, *args) -> int:
+    hold_loads(Path(hold))
     return importlib.import_module(Path(script).stem).main(list(args))
 
 
+def rounds(script: str, *rounds: str) -> int:
+    """One held write a round, each HOLD=RUN_DATE, in this one process: a round starts once HOLD/start exists."""
+    for spec in rounds:
+        hold, run_date = spec.rsplit("=", 1)
+        while not (Path(hold) / "start").exists():
+            time.sleep(0.05)
+        hold_loads(Path(hold))
+        code = importlib.import_module(Path(script).stem).main([run_date])
+        print(f"round {Path(hold).name} exit {code}", flush=True)
+    return 0
+
+
 if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the UDF's worker needs pyspark
+    if sys.argv[1] == "--rounds":
+        raise SystemExit(rounds(*sys.argv[2:]))
     raise SystemExit(main(*sys.argv[1:]))

@@ -72,12 +72,16 @@ def test_check_month_ok_and_problem_lines(september, spark, capsys):
         "PROBLEM 2026-09: 1 of 30 days do not match"])
 
 
-def test_check_month_counts_a_day_with_no_file_and_no_rows(days, spark):
+def test_check_month_counts_a_day_with_no_file_and_no_rows(september, spark):
+    """A day whose file never came: the backfill fails that day's run alone and goes on past it."""
     from backfill import backfill
     day_file(dt.date(2026, 9, 20)).unlink()
-    failed, closing = backfill(spark, "2026-09-02", "2026-10-01", show=lambda line: None)
+    spark.sql("DELETE FROM orders_daily WHERE order_date = '2026-09-20'")
+    others = table_rows(spark)
+    failed, closing = backfill(spark, "2026-09-20", "2026-09-22", show=lambda line: None)
     assert failed == [dt.date(2026, 9, 21)]
-    assert closing == "ran 30 runs, 1 failed (2026-09-21); orders_daily has 29 days, 127 orders"
+    assert closing == "ran 3 runs, 1 failed (2026-09-21); orders_daily has 29 days, 127 orders"
+    assert table_rows(spark) == others
     assert check_month(spark, "2026-09") == (False, [
         "PROBLEM 2026-09-20: no file, 0 rows", "PROBLEM 2026-09: 1 of 30 days do not match"])
 

@@ -3,9 +3,11 @@ its Delta transaction and released together with the others, so they really conf
 and land, and a writer whose attempts all lose says so in one line, exit 1, with the table whole."""
 import datetime as dt
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 
 from check_day import check_day
 from check_month import check_month
@@ -78,16 +80,58 @@ def test_two_processes_for_the_same_day_both_succeed_and_the_day_holds_its_rows_
     assert [row for row in table_rows(spark) if row[4] != SEP_15] == others
 
 
+class RoundWriter:
+    """python tests/held_write.py --rounds load_day.py ...: one process (one JVM) that makes one held
+    write a round; round_result() waits for the end of its next round."""
+
+    def __init__(self, rounds, cwd):
+        self.process = subprocess.Popen(
+            [sys.executable, str(HELD_WRITE), "--rounds", "load_day.py", *(f"{hold}={day}" for hold, day in rounds)],
+            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line.rstrip("\n")) for line in self.process.stdout],
+                         daemon=True).start()
+
+    def round_result(self) -> tuple:
+        """(exit code, lines printed) of the round that ends next."""
+        lines = []
+        while True:
+            line = self.lines.get(timeout=600)
+            ended = re.fullmatch(r"round \S+ exit (\d+)", line)
+            if ended:
+                return int(ended.group(1)), lines
+            lines.append(line)
+
+    def ended(self):
+        return self.process.stderr.read() if self.process.poll() is not None else None
+
+
 def test_four_processes_three_tries_lose_no_run_and_leave_no_partial_day(september, spark):
+    """Four writer processes, each making one write a try; in each try the four writes are released
+    together, so three of them lose at least once and retry."""
     full = table_rows(spark)
-    for number, first in enumerate((2, 10, 20)):
-        days = [dt.date(2026, 9, first + i) for i in range(4)]
-        spark.sql(f"DELETE FROM orders_daily WHERE order_date BETWEEN '{days[0]}' AND '{days[-1]}'")
-        results = writers_at_once([day + dt.timedelta(days=1) for day in days], september, f"hold{number}")
-        assert [code for code, _, _ in results] == [0] * 4, results
-        assert sum(len(lines) - 1 for _, lines, _ in results) >= 3  # released together: 3 lost at least once
-        assert check_month(spark, "2026-09") == (True, [SEPTEMBER_OK])
-        assert table_rows(spark) == full
+    tries = [(september / f"hold{number}", [dt.date(2026, 9, first + i) for i in range(4)])
+             for number, first in enumerate((2, 10, 20))]
+    writers = [RoundWriter([(hold, days[w] + dt.timedelta(days=1)) for hold, days in tries], september)
+               for w in range(4)]
+    try:
+        for hold, days in tries:
+            spark.sql(f"DELETE FROM orders_daily WHERE order_date BETWEEN '{days[0]}' AND '{days[-1]}'")
+            hold.mkdir()
+            (hold / "start").touch()
+            wait_held(hold, 4, lambda: [err for err in (w.ended() for w in writers) if err is not None])
+            release(hold)
+            results = [writer.round_result() for writer in writers]
+            assert [code for code, _ in results] == [0] * 4, results
+            assert all(loaded_after_retries(lines, day + dt.timedelta(days=1)) for (_, lines), day in zip(results, days))
+            assert sum(len(lines) - 1 for _, lines in results) >= 3  # released together: 3 lost at least once
+            assert check_month(spark, "2026-09") == (True, [SEPTEMBER_OK])
+            assert table_rows(spark) == full
+        assert [(w.process.wait(timeout=60), w.process.stderr.read()) for w in writers] == [(0, "")] * 4
+    finally:
+        for writer in writers:
+            if writer.process.poll() is None:
+                writer.process.kill()
 
 
 def test_a_writer_whose_attempts_all_lose_says_so_in_one_line_and_the_table_stays_whole(september, spark):
