@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup airflow-setup databricks-setup test-setup run test bench bench-parallel
+.PHONY: setup airflow-setup databricks-setup test-setup run test bench bench-parallel bench-dag
 setup: $(VENV)/.installed
 
 # requirements-connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -56,3 +56,8 @@ bench: setup
 
 bench-parallel: setup
 	$(PY) bench/bench_parallel.py
+
+# One shop_daily run under a real Airflow, its tasks on their own Spark and on a warm server
+# (docs/airflow.md; about 5 minutes). It borrows the end-to-end test's helpers, so it needs pytest too.
+bench-dag: test-setup
+	$(PY) bench/bench_dag.py
