@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup airflow-setup databricks-setup test-setup run test bench bench-parallel bench-dag
+.PHONY: setup airflow-setup databricks-setup test-setup run pipeline test bench bench-parallel bench-dag
 setup: $(VENV)/.installed
 
 # requirements-connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -18,6 +18,12 @@ run: setup
 	$(PY) make_days.py --clean
 	$(PY) backfill.py 2026-09-02 2026-10-01
 	$(PY) check_month.py 2026-09
+
+# The same month as a Spark Declarative Pipeline (docs/pipelines.md): an incremental run, then its check.
+pipeline: setup
+	$(PY) make_days.py
+	$(PY) run_pipeline.py
+	$(PY) check_pipeline.py 2026-09
 
 # Airflow 3 for dags/shop_daily.py (docs/airflow.md), in the same .venv; the core runs without it.
 airflow-setup: $(VENV)/.airflow-installed

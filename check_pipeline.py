@@ -1,0 +1,127 @@
+"""Check orders_by_day, the pipeline's orders per day, against the landing files, day by day.
+
+    python check_pipeline.py 2026-09                      # every day of September
+    python check_pipeline.py 2026-12 --today 2026-12-16   # December up to the 15th, the day run 12-16 loads
+
+A day matches when orders_by_day holds the orders and the amount of its file (checked line by line, as a
+load checks it). A day with no file is a problem, as in check_month.py; a day whose run date is after
+--today is not checked yet. Prints a PROBLEM line per day that does not match and a closing line;
+exit 0 when every day matches, 1 otherwise. orders_by_day is read by its path, lake/orders_by_day:
+the pipeline's catalog (Derby) admits one process, so this check does not use it.
+"""
+import argparse
+import csv
+from decimal import Decimal
+
+from check_day import checked_file
+from check_month import first_of, month_days
+from delta_log_check import delta_log_problem
+from delta_session import delta_spark
+from errors import ToolkitError, run_main
+from project_paths import LAKE, project_root, shown
+from run_args import add_root, add_verbose, day_loaded_by, parse_date, parse_month
+from table_schema import PARTITION_COLUMN
+
+VIEW = "orders_by_day"
+NOTHING = (0, Decimal("0"))
+
+
+def view_path():
+    return project_root() / LAKE / VIEW
+
+
+def view_days(spark, first_day, last_day) -> dict:
+    """{day: (orders, amount)} of orders_by_day from first_day to last_day, in one scan."""
+    from pyspark.sql import functions as F
+    log = view_path() / "_delta_log"
+    if not log.is_dir():
+        raise ToolkitError(f"no Delta table at {shown(view_path())}: run the pipeline first "
+                           f"(python run_pipeline.py)")
+    problem = delta_log_problem(log)
+    if problem:
+        raise ToolkitError(f"table {shown(view_path())} cannot be read: {problem}")
+    rows = (spark.read.format("delta").load(str(view_path()))
+            .where(F.col(PARTITION_COLUMN).between(F.lit(first_day), F.lit(last_day)))
+            .select(PARTITION_COLUMN, "orders", "amount")
+            .collect())
+    return {row[PARTITION_COLUMN]: (row.orders, Decimal(row.amount)) for row in rows}
+
+
+def file_amount(found) -> Decimal:
+    """The sum of a checked file's amounts (every amount has passed the check: a number like 19.99)."""
+    at = found.columns.index("amount")
+    with open(found.path, encoding="utf-8-sig", newline="") as handle:
+        rows = csv.reader(handle)
+        next(rows)
+        return sum((Decimal(row[at]) for row in rows if row), NOTHING[1])
+
+
+def file_totals(day):
+    """(orders, amount) of the day's file after its line-by-line check, or None and why there are none."""
+    found, why = checked_file(day)
+    return ((found.count, file_amount(found)) if found else None), why
+
+
+def shown_totals(totals) -> str:
+    return f"{totals[0]} orders, {totals[1]:.2f}"
+
+
+def compare_day(day, in_file, why: str, in_view):
+    """(ok, message) for one day: orders_by_day's orders and amount against the file's."""
+    in_view = in_view or NOTHING
+    if in_file is None:
+        return False, f"PROBLEM {day}: {why}, {VIEW} has {shown_totals(in_view)}"
+    if in_file == in_view:
+        return True, f"ok {day}: {shown_totals(in_view)}"
+    return False, f"PROBLEM {day}: {VIEW} has {shown_totals(in_view)}, the file has {shown_totals(in_file)}"
+
+
+def days_to_check(month, today) -> list:
+    """The month's days, up to the day the run on today loads (every day when today is None)."""
+    days = month_days(first_of(month))
+    return [day for day in days if today is None or day <= day_loaded_by(today)]
+
+
+def check_pipeline(spark, month, today=None) -> tuple:
+    """Compare every day of month (up to today's run) with its file; return (ok, lines to print)."""
+    days = days_to_check(month, today)
+    if not days:
+        raise ToolkitError(f"no day of {first_of(month):%Y-%m} is loaded by a run up to {today}")
+    in_view = view_days(spark, days[0], days[-1])
+    results = [compare_day(day, *file_totals(day), in_view.get(day)) for day in days]
+    return pipeline_verdict(month, results, [in_view.get(day, NOTHING) for day in days])
+
+
+def pipeline_verdict(month, results: list, totals: list) -> tuple:
+    """(ok, PROBLEM lines and the closing line) from each day's (ok, message) and its totals in the view."""
+    lines = [message for ok, message in results if not ok]
+    label = f"{first_of(month):%Y-%m}"
+    if lines:
+        return False, lines + [f"PROBLEM {label}: {len(lines)} of {len(results)} days do not match"]
+    orders, amount = sum(count for count, _ in totals), sum((money for _, money in totals), NOTHING[1])
+    return True, [f"ok {label}: {VIEW} matches the files on all {len(results)} days, "
+                  f"{orders} orders, {amount:.2f} in all"]
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("month", type=parse_month, help="the month to check, YYYY-MM")
+    parser.add_argument("--today", type=parse_date,
+                        help="check only the days loaded by runs up to this date (default: all of the month)")
+    add_verbose(parser)
+    add_root(parser)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+
+    def body():
+        ok, lines = check_pipeline(delta_spark("check_pipeline"), args.month, args.today)
+        print("\n".join(lines))
+        return 0 if ok else 1
+    return run_main(body, args.verbose)
+
+
+if __name__ == "__main__" and "__file__" in globals():  # a terminal run; pasted into a cell, it only defines
+    raise SystemExit(main())

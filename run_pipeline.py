@@ -1,0 +1,126 @@
+"""Run the shop's Spark Declarative Pipeline (pipelines/) with Delta wired in, or check it with a dry run.
+
+    python run_pipeline.py                                  # a default run: an incremental update
+    python run_pipeline.py --full-refresh orders_raw        # read every file again; the view waits for
+    python run_pipeline.py --refresh orders_by_day          # ... this, or the next default run
+    python run_pipeline.py --full-refresh-all               # reset both tables: the same as a first run
+    python run_pipeline.py --dry-run                        # check the graph; reads and writes no data
+    python run_pipeline.py --window 2026-09-10 2026-09-12   # load those days' files again, this run only
+    python run_pipeline.py --spec my/spark-pipeline.yml     # another spec (a copy, say) instead of pipelines/'s
+    python run_pipeline.py --prepare                        # write the run's spec and Spark settings only
+
+--refresh, --full-refresh and --full-refresh-all go to `spark-pipelines run` unchanged, so a bad
+combination is refused by spark-pipelines itself, in its own words. Only the selected datasets' flows
+run: --full-refresh orders_raw alone leaves orders_by_day as it was (add --refresh orders_by_day).
+The spec in git is never edited (pipeline_setup.py writes each run's copy). The tables are
+lake/orders_raw and lake/orders_by_day. spark-pipelines' own lines (its flows' progress) are printed
+as they come; everything else it prints (its JVM's log, Python tracebacks) goes to
+logs/spark-pipelines.log, and a failed run ends with its error in one line. The last line says how long spark-pipelines took, its JVM's start included.
+"""
+import argparse
+import re
+import subprocess
+import time
+from pathlib import Path
+
+from errors import ToolkitError, run_main
+from pipeline_setup import DATASETS, PREPARED, SPEC, pipeline_home, prepare_run, spark_home
+from project_paths import LOGS, project_root, shown
+from run_args import add_root, add_verbose, check_range, parse_date
+
+# spark-pipelines' own lines start with a timestamp: "2026-12-01 10:38:02: Flow ... is RUNNING."
+PIPELINE_LINE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}: ")
+# An error's line: `PySparkException: [CONFLICTING_...] ...`, `Error: [UNRESOLVED_COLUMN...] ...`, `SyntaxError: ...`
+ERROR_LINE = re.compile(r"\b\w*(Exception|Error): (?P<named>\[[A-Z_.]+\])?.*")
+
+
+def pipeline_command(args, spec_path) -> list:
+    """spark-pipelines run (or dry-run) on the run's spec, the refresh selections passed on unchanged."""
+    command = [str(spark_home() / "bin" / "spark-pipelines"), "dry-run" if args.dry_run else "run",
+               "--spec", str(spec_path)]
+    for option, values in (("--refresh", args.refresh), ("--full-refresh", args.full_refresh)):
+        for value in values:
+            command += [option, value]
+    return command + (["--full-refresh-all"] if args.full_refresh_all else [])
+
+
+def main_error(errors: list) -> str:
+    """The error to show in one line (of ERROR_LINE's matches): the last that names an error class,
+    else the last one."""
+    named = [match for match in errors if match.group("named")]
+    return (named or errors)[-1].group(0) if errors else ""
+
+
+def run_logged(command: list, env: dict, verbose: bool) -> int:
+    """Run command in the project root. spark-pipelines sends its Python's and its JVM's output alike to
+    stdout: its own timestamped lines are shown, every line goes to the log (each on the terminal too
+    with --verbose). A failure is a ToolkitError naming the run's main error."""
+    log = project_root() / LOGS / "spark-pipelines.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    began, errors = time.monotonic(), []
+    with open(log, "a") as kept, subprocess.Popen(command, env=env, cwd=project_root(), text=True, errors="replace",
+                                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as child:
+        for line in child.stdout:
+            kept.write(line)
+            if verbose or PIPELINE_LINE.match(line):
+                print(line, end="", flush=True)
+            errors += [match for match in [ERROR_LINE.search(line.rstrip())] if match]
+    print(f"spark-pipelines {command[1]}: exit {child.returncode} in {time.monotonic() - began:.1f} s")
+    if child.returncode:
+        why = main_error(errors)
+        raise ToolkitError(f"spark-pipelines {command[1]} failed" + (f": {why}" if why else "")
+                           + f"; see {shown(log)}")
+    return 0
+
+
+def dataset_list(text: str) -> str:
+    """A --refresh/--full-refresh value (comma-separated names), checked, then passed on as it is:
+    spark-pipelines itself quietly runs nothing for a name the pipeline does not have."""
+    unknown = [name.strip() for name in text.split(",") if name.strip() not in DATASETS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"{', '.join(unknown)}: not a dataset of the pipeline "
+                                         f"({', '.join(DATASETS)})")
+    return text
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for option, what in (("--refresh", "update"), ("--full-refresh", "reset and recompute")):
+        parser.add_argument(option, type=dataset_list, action="append", default=[], metavar="TABLES",
+                            help=f"datasets to {what} (comma-separated), passed to spark-pipelines")
+    parser.add_argument("--full-refresh-all", action="store_true", help="reset and recompute every dataset")
+    parser.add_argument("--dry-run", action="store_true", help="spark-pipelines dry-run: check the graph only")
+    parser.add_argument("--window", nargs=2, type=parse_date, metavar=("FIRST", "LAST"),
+                        help="load the files of the days FIRST..LAST again, for this run only")
+    parser.add_argument("--spec", type=Path, default=SPEC,
+                        help="the pipeline's spec (default: the toolkit's pipelines/spark-pipeline.yml)")
+    parser.add_argument("--prepare", action="store_true",
+                        help=f"write pipelines/{PREPARED} and lake/_pipeline/conf/, run nothing")
+    add_verbose(parser)
+    add_root(parser)
+    args = parser.parse_args(argv)
+    if args.dry_run and (args.refresh or args.full_refresh or args.full_refresh_all):
+        parser.error("--dry-run takes no refresh selection: a dry run reads and writes no data")
+    if args.window:
+        check_range(parser, *args.window, allow_long=False)
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)  # a bad date or dataset name is a usage error before Spark starts
+
+    def body():
+        if args.prepare:
+            path, _ = prepare_run(args.spec.resolve(), args.window, PREPARED)
+            print(f"prepared {shown(path)} and {shown(pipeline_home() / 'conf')} (SPARK_CONF_DIR); nothing run")
+            return 0
+        path, env = prepare_run(args.spec.resolve(), args.window)
+        try:
+            return run_logged(pipeline_command(args, path), env, args.verbose)
+        finally:
+            path.unlink(missing_ok=True)
+    return run_main(body, args.verbose)
+
+
+if __name__ == "__main__" and "__file__" in globals():  # a terminal run; pasted into a cell, it only defines
+    raise SystemExit(main())
