@@ -48,7 +48,7 @@ def main_error(errors: list) -> str:
     """The error to show in one line (of ERROR_LINE's matches): the last that names an error class,
     else the last one."""
     named = [match for match in errors if match.group("named")]
-    return (named or errors)[-1].group(0) if errors else ""
+    return (named or errors)[-1].group(0).rstrip(";") if errors else ""
 
 
 def run_logged(command: list, env: dict, verbose: bool) -> int:

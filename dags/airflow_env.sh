@@ -26,6 +26,9 @@ export AIRFLOW__API__HOST=127.0.0.1
 export AIRFLOW__API__PORT="${SHOP_AIRFLOW_PORT:-8080}"
 # Tasks report to the API server at this address; it must follow the port or every task fails.
 export AIRFLOW__CORE__EXECUTION_API_SERVER_URL="http://127.0.0.1:$AIRFLOW__API__PORT/execution/"
+# dags/sdp_nightly.py's SparkPipelinesOperator in its Spark Connect mode; the DAG sets SPARK_REMOTE=local,
+# so the pipeline starts a Spark of its own and this address is never dialled.
+export AIRFLOW_CONN_SHOP_SDP='{"conn_type": "spark_connect", "host": "localhost"}'
 # `airflow standalone` starts its services by running `airflow` from PATH: the project's venv first.
 export PATH="$SHOP_HOME/.venv/bin:$PATH"
 # Every `airflow dags ...` command would print this warning first, in the middle of its output.
@@ -70,33 +73,36 @@ sys.exit(f"Airflow did not become healthy at {url}: see airflow_home/*.log")
 PY
 }
 
-# `airflow backfill create --dag-id shop_daily ARGS`, made safe on SQLite. The command makes one
+# `airflow backfill create --dag-id shop_daily ARGS` (or `shop_backfill --dag-id sdp_nightly ARGS`
+# for another DAG), made safe on SQLite. The command makes one
 # commit per run, and one of them can meet another process's write and fail at once with
 # "database is locked", whatever the wait. Airflow then deletes the half-made backfill, and a
 # scheduler already holding one of its runs crashed on that (ObjectDeletedError). So the DAG is
 # paused while the backfill is made (the scheduler leaves a paused DAG's runs alone), a failed try
 # is repeated (5 at most), and the DAG is unpaused again if it was on. A dry run changes nothing.
 shop_backfill() {
-    local try status=1 was_on
-    case " $* " in *" --dry-run "*) _shop_backfill_create "$@"; return ;; esac
-    was_on="$(airflow dags details shop_daily -o plain 2>/dev/null | awk '$1 == "is_paused" {print $2}')"
-    airflow dags pause shop_daily > /dev/null
+    local try status=1 was_on dag=shop_daily
+    if [ "${1:-}" = "--dag-id" ]; then dag="$2"; shift 2; fi
+    case " $* " in *" --dry-run "*) _shop_backfill_create "$dag" "$@"; return ;; esac
+    was_on="$(airflow dags details "$dag" -o plain 2>/dev/null | awk '$1 == "is_paused" {print $2}')"
+    airflow dags pause "$dag" > /dev/null
     for try in 1 2 3 4 5; do
-        _shop_backfill_create "$@"; status=$?
+        _shop_backfill_create "$dag" "$@"; status=$?
         [ "$status" -ne 75 ] && break
         echo "SQLite was busy (database is locked), try $try of 5; again in 5 s"
         sleep 5
     done
-    [ "$was_on" = "False" ] && airflow dags unpause shop_daily > /dev/null
+    [ "$was_on" = "False" ] && airflow dags unpause "$dag" > /dev/null
     return "$status"
 }
 
 # One try: 0 when made, 75 when SQLite was busy, 1 for any other error (printed).
 _shop_backfill_create() {
-    local out
-    if out="$(airflow backfill create --dag-id shop_daily "$@" 2>&1)"; then
+    local out dag="$1"
+    shift
+    if out="$(airflow backfill create --dag-id "$dag" "$@" 2>&1)"; then
         out="$(printf '%s\n' "$out" | grep -v -e "creating dag run" -e "Created backfill Dag run")"
-        printf '%s\n' "${out:-backfill created: follow it with airflow dags list-runs shop_daily}"
+        printf '%s\n' "${out:-backfill created: follow it with airflow dags list-runs $dag}"
         return 0
     fi
     case "$out" in *"database is locked"*) return 75 ;; esac

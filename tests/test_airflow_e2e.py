@@ -67,16 +67,18 @@ class Shop:
         out = self.sh("airflow", *args, "-o", "json").stdout
         return next((json.loads(line) for line in out.splitlines() if line.startswith("[")), [])
 
-    def start(self):
+    def start(self, dag_id="shop_daily", warm=True):
         """A warm Spark Connect server first (the tasks and this test's own commands run on it, as
-        docs/airflow.md shows), then Airflow with SHOP_SPARK_REMOTE pointing the DAG's tasks at it."""
-        export = self.sh("python", "spark_server.py", "start").stdout.strip()
-        assert export.startswith("export SPARK_REMOTE='sc://localhost:"), export
-        remote = export.split("=", 1)[1].strip("'")
-        self.env.update({"SPARK_REMOTE": remote, "SHOP_SPARK_REMOTE": remote})
+        docs/airflow.md shows), then Airflow with SHOP_SPARK_REMOTE pointing the DAG's tasks at it.
+        warm=False: Airflow alone (sdp_nightly's pipeline starts a Spark of its own)."""
+        if warm:
+            export = self.sh("python", "spark_server.py", "start").stdout.strip()
+            assert export.startswith("export SPARK_REMOTE='sc://localhost:"), export
+            remote = export.split("=", 1)[1].strip("'")
+            self.env.update({"SPARK_REMOTE": remote, "SHOP_SPARK_REMOTE": remote})
         self.sh("shop_airflow_start")
-        wait_for(lambda: "shop_daily" in {d["dag_id"] for d in self.airflow_json("dags", "list")},
-                 "the dag-processor to store shop_daily", seconds=120)
+        wait_for(lambda: dag_id in {d["dag_id"] for d in self.airflow_json("dags", "list")},
+                 f"the dag-processor to store {dag_id}", seconds=120)
 
     def stop(self):
         """Stop the process group shop_airflow_start made, then anything else carrying the mark."""
@@ -94,11 +96,12 @@ class Shop:
 
 
 def copy_project(dest: Path) -> Path:
-    """The toolkit's scripts and dags/, and .venv pointing at the Python running these tests."""
+    """The toolkit's scripts, dags/ and pipelines/, and .venv pointing at the Python running these tests."""
     dest.mkdir()
     for path in [*PROJECT.glob("*.py"), *PROJECT.glob("*.properties")]:
         shutil.copy(path, dest)
-    shutil.copytree(PROJECT / "dags", dest / "dags", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("dags", "pipelines"):
+        shutil.copytree(PROJECT / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__", ".*.yml"))
     (dest / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
     return dest
 
@@ -145,17 +148,17 @@ def wait_for(condition, what: str, seconds: float, fail: bool = True, every: flo
     return False
 
 
-def runs(shop: Shop) -> dict:
-    """This DAG's runs by run date (YYYY-MM-DD), each with its id, state and times."""
-    return {r["logical_date"][:10]: r for r in shop.airflow_json("dags", "list-runs", "shop_daily")}
+def runs(shop: Shop, dag_id="shop_daily") -> dict:
+    """The DAG's runs by run date (YYYY-MM-DD), each with its id, state and times."""
+    return {r["logical_date"][:10]: r for r in shop.airflow_json("dags", "list-runs", dag_id)}
 
 
-def backfill_runs(shop: Shop) -> dict:
-    return {day: r for day, r in runs(shop).items() if r["run_id"].startswith("backfill__")}
+def backfill_runs(shop: Shop, dag_id="shop_daily") -> dict:
+    return {day: r for day, r in runs(shop, dag_id).items() if r["run_id"].startswith("backfill__")}
 
 
-def task_states(shop: Shop, run: dict) -> dict:
-    rows = shop.airflow_json("tasks", "states-for-dag-run", "shop_daily", run["run_id"])
+def task_states(shop: Shop, run: dict, dag_id="shop_daily") -> dict:
+    rows = shop.airflow_json("tasks", "states-for-dag-run", dag_id, run["run_id"])
     return {row["task_id"]: row["state"] for row in rows}
 
 

@@ -7,7 +7,10 @@ the refused and the blocked selections, a broken definition found by a dry run, 
 a full refresh of everything. Each test checks one step from what the story kept.
 """
 import datetime as dt
+import io
 import shutil
+import subprocess
+from contextlib import redirect_stdout
 from decimal import Decimal
 from pathlib import Path
 
@@ -77,9 +80,18 @@ def pipeline_story(spark, folder: Path) -> dict:
             if step == "window":
                 append_line(IN_WINDOW, LATE_IN_WINDOW)
                 append_line(OUT_OF_WINDOW, LATE_OUT_OF_WINDOW)
-        done = run_script(*map(str, command), cwd=folder)
+        done = (run_script(*map(str, command), cwd=folder) if command[0] == "run_pipeline.py" or step == "check_first"
+                else check_in_session(folder, command[1:]))
         story[step] = (done, snapshot(spark, folder))
     return story
+
+
+def check_in_session(folder: Path, args: list) -> subprocess.CompletedProcess:
+    """check_pipeline.py's main in this session (its first check runs as a process of its own)."""
+    from check_pipeline import main
+    with root_at(folder), redirect_stdout(io.StringIO()) as printed:
+        code = main(args)
+    return subprocess.CompletedProcess(["check_pipeline.py", *args], code, printed.getvalue(), "")
 
 
 @pytest.fixture(scope="module")
