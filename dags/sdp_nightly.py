@@ -35,13 +35,15 @@ SHOP_RETRY_DELAY_SECONDS; SHOP_SDP_CONN names the connection (default shop_sdp).
 import datetime as dt
 import os
 import shlex
+import sys
 from pathlib import Path
 
 from airflow.providers.apache.spark.operators.spark_pipelines import SparkPipelinesOperator
 from airflow.providers.standard.operators.bash import BashOperator
 from airflow.sdk import DAG
 
-from shop_daily import default_args, project_home, project_python  # the dags folder is on sys.path
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # shop_settings.py, beside this file
+from shop_settings import default_args, project_home, project_python  # noqa: E402
 
 RUN_DATE = "{{ ds }}"
 # The month of the day a run on ds loads (D-1): a run on 2026-10-01 checks September.

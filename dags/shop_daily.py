@@ -26,19 +26,10 @@ from pathlib import Path
 from airflow.providers.standard.operators.bash import BashOperator
 from airflow.sdk import DAG
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # shop_settings.py, beside this file
+from shop_settings import default_args, project_home, project_python  # noqa: E402
+
 RUN_DATE = "{{ ds }}"
-
-
-def project_home() -> Path:
-    return Path(os.environ.get("SHOP_HOME") or Path(__file__).resolve().parent.parent)
-
-
-def project_python(home: Path) -> str:
-    """The venv that has pyspark and delta-spark; Airflow's own Python when they share one."""
-    if os.environ.get("SHOP_PYTHON"):
-        return os.environ["SHOP_PYTHON"]
-    venv = home / ".venv" / "bin" / "python"
-    return str(venv) if venv.exists() else sys.executable
 
 
 def script_command(python: str, script: str) -> str:
@@ -46,13 +37,6 @@ def script_command(python: str, script: str) -> str:
     SHOP_SPARK_REMOTE set, bash passes its value on as SPARK_REMOTE when the task runs."""
     warm = 'SPARK_REMOTE="$SHOP_SPARK_REMOTE" ' if os.environ.get("SHOP_SPARK_REMOTE") else ""
     return f"{warm}{shlex.quote(python)} {script} {RUN_DATE}"
-
-
-def default_args() -> dict:
-    return {
-        "retries": int(os.environ.get("SHOP_RETRIES", "2")),
-        "retry_delay": dt.timedelta(seconds=int(os.environ.get("SHOP_RETRY_DELAY_SECONDS", "300"))),
-    }
 
 
 def toolkit_task(dag: DAG, script: str, home: Path, python: str) -> BashOperator:

@@ -1,4 +1,5 @@
-"""The DAGs parse cleanly and say what docs/airflow.md and docs/databricks.md promise (no scheduler needed).
+"""The DAGs parse cleanly and say what docs/airflow.md, docs/databricks.md and docs/pipelines.md promise
+(no scheduler needed).
 
     pytest tests/test_dag.py
 """
@@ -52,14 +53,14 @@ def shop_daily(airflow_home, monkeypatch):
 def test_dags_folder_holds_shop_daily_and_its_databricks_twin_and_parses_without_errors(airflow_home):
     bag = parse_dags()
     assert bag.import_errors == {}
-    assert sorted(bag.dag_ids) == ["shop_daily", "shop_daily_databricks"]
+    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_daily", "shop_daily_databricks"]
 
 
 def test_without_the_databricks_provider_shop_daily_still_parses_and_the_error_names_the_fix(
         airflow_home, monkeypatch):
     monkeypatch.setitem(sys.modules, RUN_NOW, None)  # what an import finds when the package is missing
     bag = parse_dags()
-    assert bag.dag_ids == ["shop_daily"]
+    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_daily"]
     assert list(bag.import_errors) == [str(DAGS / "shop_daily_databricks.py")]
     assert "needs apache-airflow-providers-databricks: make databricks-setup" in \
         bag.import_errors[str(DAGS / "shop_daily_databricks.py")]
@@ -163,3 +164,25 @@ def test_the_databricks_connection_and_job_name_come_from_the_environment(airflo
     monkeypatch.setenv("SHOP_DATABRICKS_JOB_NAME", "[dev ana] shop_daily")
     task = parse_dags().dags["shop_daily_databricks"].get_task("run_shop_daily")
     assert (task.databricks_conn_id, task.job_name) == ("shop_workspace", "[dev ana] shop_daily")
+
+
+def test_sdp_nightly_runs_the_pipeline_at_three_with_the_selection_from_the_run_conf(airflow_home, monkeypatch):
+    for name in ("SHOP_HOME", "SHOP_PYTHON", "SHOP_RETRIES", "SHOP_RETRY_DELAY_SECONDS"):
+        monkeypatch.delenv(name, raising=False)
+    dag = parse_dags().dags["sdp_nightly"]
+    assert (dag.timetable.expression, dag.catchup, dag.max_active_runs) == ("0 3 * * *", False, 1)
+    assert [t.task_id for t in dag.topological_sort()] == ["prepare", "selection", "run", "check"]
+    run = dag.get_task("run")
+    assert (type(run).__name__, run.pipeline_command, run.trigger_rule) == ("SparkPipelinesOperator", "run",
+                                                                           "none_failed")
+    assert run.env_vars["SPARK_REMOTE"] == "local"
+    selection = dag.user_defined_filters["selection_command"]
+    python = dag.get_task("prepare").bash_command.split(" ")[0]
+    assert selection(None) == selection({}) == "exit 99"  # the task is then skipped
+    assert selection({"full_refresh": ["orders_raw"], "refresh": "orders_by_day"}) == \
+        f"{python} run_pipeline.py --full-refresh=orders_raw --refresh=orders_by_day"
+    assert selection({"full_refresh_all": True}) == f"{python} run_pipeline.py --full-refresh-all"
+    check = dag.get_task("check")
+    from airflow.sdk.execution_time import macros
+    assert check.render_template(check.bash_command, {"ds": "2026-10-01", "macros": macros}) == \
+        f"{python} check_pipeline.py 2026-09 --today 2026-10-01"

@@ -95,6 +95,9 @@ def wait_for_runs(shop: Shop, days: list, seconds: float) -> dict:
 
 
 def test_sdp_nightly_runs_backfills_and_fully_refreshes_the_pipeline(shop, spark):
+    wait_for(lambda: {d["dag_id"] for d in shop.airflow_json("dags", "list")} >= {"shop_daily", DAG},
+             "the dag-processor to store both DAGs", seconds=120)  # sdp_nightly defines shop_daily no second time
+    assert shop.airflow_json("dags", "list-import-errors") == []
     shop.sh("python", "make_days.py")
 
     # Turning the DAG on starts one run of its own, for the latest 03:00. The pipeline loads every file;
