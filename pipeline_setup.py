@@ -22,7 +22,7 @@ from delta_session import LOCAL_SETTINGS, SPARK_SETTINGS
 from errors import ToolkitError
 from project_paths import LAKE, LOGS, day_file, project_root, shown
 from run_args import run_dates
-from spark_jvm import TOOLKIT, cached_delta_jars, java_options, java_problem
+from spark_jvm import QUICK_JIT, TOOLKIT, cached_delta_jars, java_problem
 
 PIPELINE = TOOLKIT / "pipelines"
 SPEC = PIPELINE / "spark-pipeline.yml"
@@ -40,7 +40,7 @@ def pipeline_home() -> Path:
 
 def spark_settings() -> dict:
     """spark-defaults.conf of a run: the scripts' settings, with a catalog that remembers the tables."""
-    java = (f"{SPARK_SETTINGS['spark.driver.extraJavaOptions']} {java_options()} "
+    java = (f"{SPARK_SETTINGS['spark.driver.extraJavaOptions']} {QUICK_JIT} "
             f"-Dderby.stream.error.file=\"{project_root() / LOGS / 'derby.log'}\"")
     derby = pipeline_home() / "metastore_db"
     return {**SPARK_SETTINGS, **LOCAL_SETTINGS,

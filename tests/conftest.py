@@ -24,6 +24,9 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 # py4j logs at INFO when it closes its connection at interpreter exit, after pytest has closed the
 # stream its log handler writes to: the suite would end with a "--- Logging error ---" trace.
 logging.getLogger("py4j").setLevel(logging.WARNING)
+# The same for jupyter_client (the notebook tests' kernel client), whose context is closed at exit:
+# "Could not destroy zmq context" at warning level, after pytest's summary.
+logging.getLogger("traitlets").setLevel(logging.ERROR)
 
 # The course's late order for 15 September, appended to that day's file after its load.
 LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
