@@ -23,7 +23,7 @@ from day_states import DayState, file_sha256, state_of
 from run_args import day_loaded_by, run_dates
 from make_days import DAY_COUNTS
 from month_calendar import draw_calendar
-from connect_server import alive
+from connect_server import alive, answers
 
 SEPTEMBER = dt.date(2026, 9, 1)
 TIME = re.compile(r" \(\d+\.\d\d? s\)$")
@@ -213,8 +213,11 @@ def test_stop_ends_the_server_and_frees_its_port(server):
     assert not alive(server["pid"]) and not (server["folder"] / ".spark_server").exists()
     done = run_script("spark_server.py", "status", cwd=server["folder"], env=client_env())
     assert (done.returncode, done.stdout) == (1, "no Spark server is running here\n")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", server["port"]))  # free again
+    assert not answers(server["port"])
+    with socket.socket() as probe:  # free again for a new server: only a listening socket would block this bind;
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # closed connections may sit in TIME_WAIT
+        probe.bind(("127.0.0.1", server["port"]))
+        probe.listen()
     done = run(server, "check_day.py", "2026-09-16")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.startswith(f"error: no Spark Connect server answers at sc://localhost:{server['port']} ")
