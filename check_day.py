@@ -10,6 +10,7 @@ from collections import Counter
 from day_file_check import read_day_file, read_orders
 from delta_session import delta_spark, orders_table
 from errors import ToolkitError, run_main
+from expression_mode import interpreted_for
 from project_paths import day_file
 from run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
 from table_schema import PARTITION_COLUMN
@@ -116,7 +117,8 @@ def check_day(spark, run_date):
     found, why = checked_file(day)
     if found and found.count > IDS_IN_PYTHON:
         return compare_in_spark(spark, found, day)
-    return compare_checked(day, found, why, stored_ids(spark, day, day).get(day, []))
+    with interpreted_for(spark, found.count if found else 0):
+        return compare_checked(day, found, why, stored_ids(spark, day, day).get(day, []))
 
 
 def parse_args(argv):

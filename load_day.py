@@ -13,6 +13,7 @@ import json
 from day_file_check import DayFile, bad_line, line_of_id, read_day_file, read_orders
 from delta_session import TABLE, delta_spark, new_table_layout, orders_table, table_exists
 from errors import ToolkitError, run_main
+from expression_mode import interpreted_for
 from project_paths import day_file, shown, table_path
 from retry import print_now, retrying
 from run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
@@ -58,17 +59,18 @@ def load_day(spark, run_date) -> str:
     if not day_file(day).exists():
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
     found = read_day_file(day)
-    orders = read_orders(spark, found, day)
-    clash = ids_on_other_days(spark, found, orders, day)
-    if clash:
-        listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash)
-        raise bad_line(found.path, line_of_id(found, clash[0][0]),
-                       f"order_id already stored on another day: {listed}")
-    writer = (orders.write.format("delta").mode("overwrite")
-              .option("replaceWhere", f"{PARTITION_COLUMN} = '{day}'")
-              .option("userMetadata", lineage(run_date, day, found)))
-    new_table_layout(spark, writer).save(str(table_path()))
-    total = orders_table(spark).count()
+    with interpreted_for(spark, found.count):
+        orders = read_orders(spark, found, day)
+        clash = ids_on_other_days(spark, found, orders, day)
+        if clash:
+            listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash)
+            raise bad_line(found.path, line_of_id(found, clash[0][0]),
+                           f"order_id already stored on another day: {listed}")
+        writer = (orders.write.format("delta").mode("overwrite")
+                  .option("replaceWhere", f"{PARTITION_COLUMN} = '{day}'")
+                  .option("userMetadata", lineage(run_date, day, found)))
+        new_table_layout(spark, writer).save(str(table_path()))
+        total = orders_table(spark).count()
     return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
 
 

@@ -2,12 +2,12 @@
 
     python bench/bench_backfill.py              # all 30 runs each way (about 15 minutes on 2 cores)
     python bench/bench_backfill.py --runs 5     # a quicker look: the first 5 run dates each way
-    python bench/bench_backfill.py --skip processes    # leave out a part: processes, deltalake
+    python bench/bench_backfill.py --skip processes    # leave out a part: partitioned, processes, deltalake
 
 Works in a temporary folder. Prints Spark's start time; for each run inside the one-session backfill
 its Spark jobs (load and check, counted by job group with the status tracker) and its wall time; the
-whole backfill; the same runs as separate `python load_day.py` processes, and the ratio; and, as a
-reference, the same per-day replaces with the `deltalake` package (delta-rs, no JVM), which
+whole backfill; the same runs into a table partitioned by order_date (SHOP_PARTITIONED=1); the same
+runs as separate `python load_day.py` processes, and the ratio; and, as a reference, the same per-day replaces with the `deltalake` package (delta-rs, no JVM), which
 `pip install -r bench/requirements.txt` adds.
 """
 import argparse
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from delta_session import delta_spark  # noqa: E402
+from delta_session import PARTITIONED_ENV, delta_spark  # noqa: E402
 from project_paths import day_file, root_at, table_path  # noqa: E402
 from run_args import day_loaded_by, run_dates  # noqa: E402
 from backfill import table_summary  # noqa: E402
@@ -67,6 +67,16 @@ def one_session(dates, show) -> tuple:
     return spark_start, runs, spark_start + sum(seconds for seconds, _, _ in runs)
 
 
+def partitioned_session(dates, show) -> list:
+    """one_session's runs again, into a new table partitioned by order_date: each run's (seconds, load jobs, check jobs)."""
+    clean_table()
+    os.environ[PARTITIONED_ENV] = "1"
+    try:
+        return one_session(dates, show)[1]
+    finally:
+        del os.environ[PARTITIONED_ENV]
+
+
 def separate_processes(dates) -> float:
     """The same runs as `python load_day.py RUN_DATE`, one process each, one after the other."""
     started = time.perf_counter()
@@ -100,14 +110,20 @@ def medians(values) -> str:
     return f"median {statistics.median(values):.2f} s, first {values[0]:.2f} s, median after the first {statistics.median(warm):.2f} s"
 
 
-def report(dates, spark_start, runs, whole, processes, rust) -> list:
-    seconds = [run[0] for run in runs]
+def jobs_line(runs) -> str:
     later = runs[1:] or runs
+    return (f"load median {statistics.median(r[1] for r in later):g}, check median "
+            f"{statistics.median(r[2] for r in later):g}, most {max(r[1] + r[2] for r in later)}")
+
+
+def report(dates, spark_start, runs, whole, partitioned, processes, rust) -> list:
     lines = [f"Spark start (Delta JARs cached): {spark_start:.1f} s",
-             f"per run inside the one-session backfill (load + check): {medians(seconds)}",
-             f"Spark jobs per run after the first: load median {statistics.median(r[1] for r in later):g}, "
-             f"check median {statistics.median(r[2] for r in later):g}, most {max(r[1] + r[2] for r in later)}",
+             f"per run inside the one-session backfill (load + check): {medians([r[0] for r in runs])}",
+             f"Spark jobs per run after the first: {jobs_line(runs)}",
              f"one-session backfill of {len(dates)} runs, Spark start included: {whole:.1f} s"]
+    if partitioned is not None:
+        lines += [f"the same runs into a table partitioned by order_date: {medians([r[0] for r in partitioned])}",
+                  f"  Spark jobs per run after the first: {jobs_line(partitioned)}"]
     if processes is not None:
         lines += [f"{len(dates)} separate load_day.py processes: {processes:.1f} s",
                   f"ratio: the one-session backfill is {processes / whole:.1f}x faster"]
@@ -119,7 +135,7 @@ def report(dates, spark_start, runs, whole, processes, rust) -> list:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30, help="how many run dates from 2026-09-02")
-    parser.add_argument("--skip", action="append", choices=("processes", "deltalake"), default=[],
+    parser.add_argument("--skip", action="append", choices=("partitioned", "processes", "deltalake"), default=[],
                         help="leave out a part of the benchmark")
     args = parser.parse_args(argv)
     dates = run_dates(FIRST, FIRST + dt.timedelta(days=args.runs - 1))
@@ -128,9 +144,11 @@ def main(argv=None) -> int:
         make_days()
         spark_start, runs, whole = one_session(dates, lambda line: print(line, flush=True))
         rust = None if "deltalake" in args.skip else deltalake_or_none(dates)
+        show = lambda line: print(line, flush=True)  # noqa: E731
+        partitioned = None if "partitioned" in args.skip else partitioned_session(dates, show)
         clean_table()
         processes = None if "processes" in args.skip else separate_processes(dates)
-    print("\n".join(report(dates, spark_start, runs, whole, processes, rust)))
+    print("\n".join(report(dates, spark_start, runs, whole, partitioned, processes, rust)))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

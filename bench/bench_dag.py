@@ -9,7 +9,7 @@ make_days, turning the DAG on starts its scheduled run for the latest 02:00 (no 
 fails, and is not timed). Then one run is triggered for 2026-09-16 with each task starting its own
 Spark; Airflow is started again with SHOP_SPARK_REMOTE pointing at a warm server (spark_server.py),
 and one run is triggered for 2026-09-17. Prints each run's time from its start to its end, and each
-task's.
+task's. It waits by reading Airflow's database, so no `airflow` command runs beside a timed run.
 """
 import os
 import sys
@@ -22,19 +22,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from test_airflow_e2e import DONE, Shop, copy_project, runs, seconds, wait_for  # noqa: E402
 
 
-def finished(shop: Shop, run_id: str):
-    """The run's row once it has ended, else None."""
-    run = next((r for r in shop.airflow_json("dags", "list-runs", "shop_daily") if r["run_id"] == run_id), None)
-    return run if run and run["state"] in DONE else None
-
-
 def triggered_run(shop: Shop, run_date: str) -> dict:
     """Trigger a run for run_date at 02:00 UTC and wait until it has ended."""
     run_id = f"bench__{run_date}"
     shop.sh("airflow", "dags", "trigger", "shop_daily", "--logical-date", f"{run_date}T02:00:00+00:00",
             "--run-id", run_id)
-    wait_for(lambda: finished(shop, run_id), f"run {run_id} to end", 900)
-    return finished(shop, run_id)
+    wait_for(lambda: shop.run_states("shop_daily", run_id)[run_date][0] in DONE, f"run {run_id} to end", 900, every=1)
+    return next(run for run in runs(shop).values() if run["run_id"] == run_id)
 
 
 def run_line(shop: Shop, way: str, run: dict) -> str:
@@ -46,10 +40,10 @@ def run_line(shop: Shop, way: str, run: dict) -> str:
 def both_ways(shop: Shop) -> list:
     shop.sh("python", "make_days.py")
     shop.sh("shop_airflow_start")
-    wait_for(lambda: "shop_daily" in {d["dag_id"] for d in shop.airflow_json("dags", "list")},
-             "the dag-processor to store shop_daily", seconds=120)
+    wait_for(lambda: "shop_daily" in shop.stored_dags(), "the dag-processor to store shop_daily", seconds=120, every=1)
     shop.sh("airflow", "dags", "unpause", "shop_daily")
-    wait_for(lambda: any(r["state"] in DONE for r in runs(shop).values()), "the scheduled run", 600)
+    wait_for(lambda: any(state in DONE for state, _ in shop.run_states("shop_daily").values()), "the scheduled run",
+             600, every=1)
     lines = [run_line(shop, "each task on its own Spark", triggered_run(shop, "2026-09-16"))]
     shop.stop()
     shop.start()  # a warm server first, then Airflow with SHOP_SPARK_REMOTE set to it

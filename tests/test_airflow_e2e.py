@@ -17,10 +17,12 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import uuid
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -67,6 +69,24 @@ class Shop:
         out = self.sh("airflow", *args, "-o", "json").stdout
         return next((json.loads(line) for line in out.splitlines() if line.startswith("[")), [])
 
+    def stored(self, sql: str, *params) -> list:
+        """Rows from Airflow's own SQLite database, read only. The waits poll it here: an `airflow`
+        command costs seconds of CPU to start, taken from the very tasks a poll waits for."""
+        database = self.home / "airflow_home" / "airflow.db"
+        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=60)) as db:
+            return db.execute(sql, params).fetchall()
+
+    def stored_dags(self) -> set:
+        """The DAGs the dag-processor has stored (a row in dag and in serialized_dag)."""
+        return {row[0] for row in self.stored("SELECT dag.dag_id FROM dag JOIN serialized_dag "
+                                               "ON serialized_dag.dag_id = dag.dag_id")}
+
+    def run_states(self, dag_id: str, kind: str = "") -> dict:
+        """{run date: (state, start)} of the DAG's runs whose run_id starts with kind, as stored."""
+        rows = self.stored("SELECT logical_date, state, start_date FROM dag_run WHERE dag_id = ? AND run_id LIKE ?",
+                           dag_id, f"{kind}%")
+        return {str(day)[:10]: (state, start) for day, state, start in rows}
+
     def start(self, dag_id="shop_daily", warm=True):
         """A warm Spark Connect server first (the tasks and this test's own commands run on it, as
         docs/airflow.md shows), then Airflow with SHOP_SPARK_REMOTE pointing the DAG's tasks at it.
@@ -77,8 +97,7 @@ class Shop:
             remote = export.split("=", 1)[1].strip("'")
             self.env.update({"SPARK_REMOTE": remote, "SHOP_SPARK_REMOTE": remote})
         self.sh("shop_airflow_start")
-        wait_for(lambda: dag_id in {d["dag_id"] for d in self.airflow_json("dags", "list")},
-                 f"the dag-processor to store {dag_id}", seconds=120)
+        wait_for(lambda: dag_id in self.stored_dags(), f"the dag-processor to store {dag_id}", seconds=120, every=1)
 
     def stop(self):
         """Stop the process group shop_airflow_start made, then anything else carrying the mark."""
@@ -162,19 +181,23 @@ def task_states(shop: Shop, run: dict, dag_id="shop_daily") -> dict:
     return {row["task_id"]: row["state"] for row in rows}
 
 
-def wait_until_done(shop: Shop, days: list, seconds: float) -> dict:
-    found = {}
-
+def wait_for_runs(shop: Shop, days: list, seconds: float, dag_id="shop_daily", kind="") -> dict:
+    """Wait until the DAG's runs of these days (run_id starting with kind) have ended; then their
+    runs as `airflow dags list-runs` shows them."""
     def all_done():
-        found.update(backfill_runs(shop))
-        return all(found.get(day, {}).get("state") in DONE for day in days)
-    wait_for(all_done, f"runs {days} to finish", seconds, every=10)
-    return found
+        states = shop.run_states(dag_id, kind)
+        return all(states.get(day, ("",))[0] in DONE for day in days)
+    wait_for(all_done, f"{dag_id} runs {days} to finish", seconds, every=3)
+    return {day: run for day, run in runs(shop, dag_id).items() if run["run_id"].startswith(kind)}
 
 
-def rerun_done(shop: Shop, day: str, first_start: str) -> bool:
-    run = backfill_runs(shop)[day]
-    return run["start_date"] != first_start and run["state"] in DONE
+def wait_until_done(shop: Shop, days: list, seconds: float) -> dict:
+    return wait_for_runs(shop, days, seconds, kind="backfill__")
+
+
+def rerun_done(shop: Shop, day: str, first_start) -> bool:
+    state, start = shop.run_states("shop_daily", "backfill__")[day]
+    return start != first_start and state in DONE
 
 
 def create_backfill(shop: Shop, *extra) -> None:
@@ -206,8 +229,8 @@ def test_backfill_fails_only_the_missing_day_and_reprocessing_reruns_only_that_r
 
     # Turning the DAG on starts one run of its own, for the latest 02:00: no file for yesterday.
     shop.sh("airflow", "dags", "unpause", "shop_daily")
-    wait_for(lambda: any(r["state"] in DONE for r in runs(shop).values()), "the scheduled run", 600,
-             every=10)
+    wait_for(lambda: any(state in DONE for state, _ in shop.run_states("shop_daily").values()),
+             "the scheduled run", 600, every=3)
     assert [r["state"] for r in runs(shop).values()] == ["failed"]
 
     started = time.monotonic()
@@ -227,9 +250,9 @@ def test_backfill_fails_only_the_missing_day_and_reprocessing_reruns_only_that_r
 
     history = shop.sh("python", "history.py", "--limit", "100").stdout.splitlines()
     shop.sh("python", "make_days.py")
+    first_start = shop.run_states("shop_daily", "backfill__")[FAILING_RUN][1]
     create_backfill(shop, "--reprocess-behavior", "failed")
-    first_start = first[FAILING_RUN]["start_date"]
-    wait_for(lambda: rerun_done(shop, FAILING_RUN, first_start), "the rerun", 900, every=10)
+    wait_for(lambda: rerun_done(shop, FAILING_RUN, first_start), "the rerun", 900, every=3)
     second = backfill_runs(shop)
     assert {day: r["state"] for day, r in second.items()} == dict.fromkeys(RUNS, "success")
     assert {d: r["run_id"] for d, r in second.items()} == {d: r["run_id"] for d, r in first.items()}

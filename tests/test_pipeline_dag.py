@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from conftest import LATE_ORDER, SEP_15
-from test_airflow_e2e import DONE, Shop, backfill_runs, copy_project, runs, seconds, task_states, wait_for
+from test_airflow_e2e import (DONE, Shop, backfill_runs, copy_project, runs, seconds, task_states, wait_for,
+                              wait_for_runs)
 
 pytestmark = [
     pytest.mark.airflow,
@@ -85,26 +86,17 @@ def check_line(days: dict, run_date: str) -> str:
     return f"ok 2026-09: orders_by_day matches the files on all {count} days, {orders} orders, {amount:.2f} in all"
 
 
-def wait_for_runs(shop: Shop, days: list, seconds: float) -> dict:
-    found = {}
-
-    def all_done():
-        found.update(runs(shop, DAG))
-        return all(found.get(day, {}).get("state") in DONE for day in days)
-    wait_for(all_done, f"{DAG} runs {days} to finish", seconds, every=10)
-    return found
-
-
 def test_sdp_nightly_runs_backfills_and_fully_refreshes_the_pipeline(shop, spark):
-    wait_for(lambda: {d["dag_id"] for d in shop.airflow_json("dags", "list")} >= {"shop_daily", DAG},
-             "the dag-processor to store both DAGs", seconds=120)  # sdp_nightly defines shop_daily no second time
+    wait_for(lambda: shop.stored_dags() >= {"shop_daily", DAG}, "the dag-processor to store both DAGs",
+             seconds=120, every=1)  # sdp_nightly defines shop_daily no second time
     assert shop.airflow_json("dags", "list-import-errors") == []
     shop.sh("python", "make_days.py")
 
     # Turning the DAG on starts one run of its own, for the latest 03:00. The pipeline loads every file;
     # the check then looks at the month of the day before that run date, which has no files.
     shop.sh("airflow", "dags", "unpause", DAG)
-    wait_for(lambda: any(r["state"] in DONE for r in runs(shop, DAG).values()), "the scheduled run", 600, every=10)
+    wait_for(lambda: any(state in DONE for state, _ in shop.run_states(DAG).values()), "the scheduled run", 600,
+             every=3)
     (scheduled,) = runs(shop, DAG).values()
     assert scheduled["state"] == "failed"
     assert task_states(shop, scheduled, DAG) == {**SKIPPED_SELECTION, "check": "failed"}
@@ -116,7 +108,7 @@ def test_sdp_nightly_runs_backfills_and_fully_refreshes_the_pipeline(shop, spark
     started = time.monotonic()
     wait_for(lambda: shop.sh("shop_backfill", "--dag-id", DAG, "--from-date", BACKFILL[0], "--to-date", CONF_RUN,
                              "--max-active-runs", "1", check=False).returncode == 0, "backfill create", 60)
-    wait_for_runs(shop, BACKFILL, 900)
+    wait_for_runs(shop, BACKFILL, 900, DAG, kind="backfill__")
     took = time.monotonic() - started
     made = backfill_runs(shop, DAG)
     assert sorted(made) == BACKFILL
@@ -134,7 +126,7 @@ def test_sdp_nightly_runs_backfills_and_fully_refreshes_the_pipeline(shop, spark
         late.write(LATE_ORDER + "\n")
     shop.sh("airflow", "dags", "trigger", DAG, "--logical-date", f"{CONF_RUN}T03:00:00+00:00",
             "--conf", json.dumps({"full_refresh": ["orders_raw"]}))
-    refreshed = wait_for_runs(shop, [CONF_RUN], 600)[CONF_RUN]
+    refreshed = wait_for_runs(shop, [CONF_RUN], 600, DAG)[CONF_RUN]
     assert refreshed["state"] == "success"
     assert task_states(shop, refreshed, DAG) == {**SKIPPED_SELECTION, "selection": "success"}
     assert any("run_pipeline.py --full-refresh=orders_raw" in event for event in
