@@ -87,9 +87,20 @@ def end_group(pid: int) -> None:
 
 
 def alive(pid: int) -> bool:
-    """pid runs: it exists and is no zombie (an ended server its parent has not reaped yet)."""
+    """pid runs: one of its threads is not a zombie. An ended server its parent has not reaped yet is
+    a zombie; but a JVM's main thread also shows as one while its other threads still run its shutdown
+    hooks, holding its port (seen here: the port still answered after the main thread had ended)."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
         return False
+    return any(thread_state(task) not in ("Z", "X", "") for task in tasks)
+
+
+def thread_state(task: Path) -> str:
+    """A thread's state letter from /proc/PID/task/TID/stat ('' once it is gone)."""
+    try:
+        return (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
 

@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from connect_server import alive  # noqa: E402
 from delta_session import delta_spark, orders_table, table_version  # noqa: E402,F401
 from project_paths import ROOT_ENV, day_file, root_at  # noqa: E402,F401
 
@@ -106,13 +107,13 @@ def run_script(*args, cwd, env=None) -> subprocess.CompletedProcess:
 
 
 def group_members(group: int) -> list:
-    """The live (not zombie) processes of a process group, by pid."""
+    """The live processes of a process group, by pid (alive: a thread that is not a zombie)."""
     members = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == group and fields[0] != "Z":
+        if int(fields[2]) == group and alive(int(stat.parent.name)):
             members.append(stat.parent.name)
     return members
