@@ -1,5 +1,6 @@
-"""One Spark session for the whole run; every test works in a folder of its own."""
+"""One Spark session for each pytest worker; every test works in a folder of its own."""
 import datetime
+import fcntl
 import io
 import logging
 import os
@@ -34,6 +35,21 @@ LATE_ORDER = "2131,C02,19.99,2026-09-15T20:30:00"
 SEP_15 = datetime.date(2026, 9, 15)
 
 
+# `make test` runs the suite on two pytest-xdist workers (one per core), each test file whole on one of
+# them (--dist loadfile), the files handed out in the order below (--no-loadscope-reorder): the longest
+# first, by their times in a one-worker run, so that no long file starts last and the two workers end
+# close together. Files not named here follow, in their usual order.
+LONGEST_FIRST = ["test_crash.py", "test_pipeline.py", "test_pipeline_dag.py", "test_many_writers.py",
+                 "test_airflow_e2e.py", "test_restore_day.py", "test_cluster.py", "test_spark_server.py",
+                 "test_parallel.py", "test_notebook.py", "test_readme.py", "test_bad_input.py",
+                 "test_idempotence.py", "test_load_and_check.py"]
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order
+
+
 @pytest.fixture(autouse=True)
 def no_project_root():
     """Each test works below its own folders: SHOP_ROOT is unset before it (one left in the shell would
@@ -53,10 +69,25 @@ def spark():
 @pytest.fixture(scope="session")
 def september_template(spark, tmp_path_factory):
     """September's 30 files and the table after `python backfill.py 2026-09-02 2026-10-01`, run once per
-    test run in this session; what it printed is kept in the folder's backfill.out."""
+    test run in this session; what it printed is kept in the folder's backfill.out. Under xdist the
+    workers share one: the first to need it builds it in their common folder, holding a lock the
+    other waits on, and tests only ever copy it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return backfilled_september(spark, tmp_path_factory.mktemp("september"))
+    folder = tmp_path_factory.getbasetemp().parent / "september"  # this run's, beside the workers' own
+    with open(folder.with_name("september.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (folder / "backfill.out").exists():  # written last: a template is whole or absent
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            backfilled_september(spark, folder)
+    return folder
+
+
+def backfilled_september(spark, folder: Path) -> Path:
+    """make_days and backfill.py's main for September in folder, in this session; then backfill.out."""
     from backfill import main as backfill_main
     from make_days import make_days
-    folder = tmp_path_factory.mktemp("september")
     with root_at(folder), redirect_stdout(io.StringIO()) as printed:
         make_days()
         assert backfill_main(["2026-09-02", "2026-10-01"]) == 0
