@@ -10,10 +10,12 @@ libraries are found relative to the spec's folder). Delta comes in on the driver
 the pipeline's Connect server). Delta's SQL settings and a catalog that outlives the run (Derby, in
 lake/_pipeline/) are in spark-defaults.conf of the SPARK_CONF_DIR lake/_pipeline/conf/, which also
 holds a spark-env.sh with the JARs, for a by-hand `spark-pipelines` run or dags/sdp_nightly.py.
+run_pipeline.py's own run reads that spark-defaults.conf as a properties file instead (pipeline_env).
 """
 import hashlib
 import importlib.util
 import os
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -22,7 +24,7 @@ from delta_session import LOCAL_SETTINGS, SPARK_SETTINGS
 from errors import ToolkitError
 from project_paths import LAKE, LOGS, day_file, project_root, shown
 from run_args import run_dates
-from spark_jvm import QUICK_JIT, TOOLKIT, cached_delta_jars, java_problem
+from spark_jvm import QUICK_JIT, TOOLKIT, cached_delta_jars, java_options, java_problem
 
 PIPELINE = TOOLKIT / "pipelines"
 SPEC = PIPELINE / "spark-pipeline.yml"
@@ -30,7 +32,7 @@ PREPARED = ".spark-pipeline.prepared.yml"  # run_pipeline.py --prepare's copy, f
 DATASETS = ("orders_raw", "orders_by_day")  # as pipelines/orders.py names them
 # A caller's Spark Connect or launcher settings would send the pipeline's session elsewhere.
 DROPPED_ENV = ("SPARK_REMOTE", "SPARK_CONNECT_MODE", "SPARK_API_MODE", "MASTER", "SPARK_ENV_LOADED",
-               "PYSPARK_SUBMIT_ARGS")
+               "PYSPARK_SUBMIT_ARGS", "SPARK_CONF_DIR")
 
 
 def pipeline_home() -> Path:
@@ -38,10 +40,16 @@ def pipeline_home() -> Path:
     return project_root() / LAKE / "_pipeline"
 
 
+def driver_java(archive: bool) -> str:
+    """The driver's JVM options: the scripts' log4j config, the quick JIT, with class_archive.py's
+    archive if asked (only a JVM whose class path does not start with a conf dir can map it), and
+    Derby's log under logs/."""
+    return (f"{SPARK_SETTINGS['spark.driver.extraJavaOptions']} {java_options() if archive else QUICK_JIT} "
+            f"-Dderby.stream.error.file=\"{project_root() / LOGS / 'derby.log'}\"")
+
+
 def spark_settings() -> dict:
     """spark-defaults.conf of a run: the scripts' settings, with a catalog that remembers the tables."""
-    java = (f"{SPARK_SETTINGS['spark.driver.extraJavaOptions']} {QUICK_JIT} "
-            f"-Dderby.stream.error.file=\"{project_root() / LOGS / 'derby.log'}\"")
     derby = pipeline_home() / "metastore_db"
     return {**SPARK_SETTINGS, **LOCAL_SETTINGS,
             # SDP finds last run's tables in the catalog; the in-memory one forgets them, and the
@@ -50,7 +58,7 @@ def spark_settings() -> dict:
             "spark.sql.warehouse.dir": str(project_root() / LAKE),
             "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={derby};create=true",
             "spark.connect.grpc.binding.address": "127.0.0.1",
-            "spark.driver.extraJavaOptions": java}
+            "spark.driver.extraJavaOptions": driver_java(archive=False)}
 
 
 def write_conf_dir(jars: list) -> Path:
@@ -124,12 +132,18 @@ def spark_home() -> Path:
 
 
 def pipeline_env(jars: list, conf: Path) -> dict:
-    """The environment of spark-pipelines: pyspark's SPARK_HOME, the conf dir, Delta's JARs, this Python,
-    and the toolkit's folder on PYTHONPATH (pipelines/orders.py imports table_schema)."""
+    """The environment of run_pipeline.py's spark-pipelines CLI: a local Connect server of its own
+    (SPARK_REMOTE=local), started by spark-submit with PYSPARK_SUBMIT_ARGS: the conf dir's
+    spark-defaults.conf as a properties file, not as SPARK_CONF_DIR, which would put the folder first
+    on the JVM's class path, where the class archive cannot be mapped; Delta's JARs, pyspark's
+    SPARK_HOME, this Python, and the toolkit's folder on PYTHONPATH (pipelines/orders.py imports table_schema)."""
     env = {key: value for key, value in os.environ.items() if key not in DROPPED_ENV}
     paths = [str(TOOLKIT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
-    env.update(SPARK_HOME=str(spark_home()), SPARK_CONF_DIR=str(conf), SPARK_DIST_CLASSPATH=os.pathsep.join(jars),
-               PYSPARK_PYTHON=sys.executable, PYTHONPATH=os.pathsep.join(paths))
+    submit = ["--properties-file", str(conf / "spark-defaults.conf"),
+              "--conf", f"spark.driver.extraJavaOptions={driver_java(archive=True)}", "pyspark-shell"]
+    env.update(SPARK_HOME=str(spark_home()), SPARK_REMOTE="local", PYSPARK_SUBMIT_ARGS=shlex.join(submit),
+               SPARK_DIST_CLASSPATH=os.pathsep.join(jars), PYSPARK_PYTHON=sys.executable,
+               PYTHONPATH=os.pathsep.join(paths))
     return env
 
 

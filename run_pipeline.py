@@ -20,11 +20,12 @@ logs/spark-pipelines.log, and a failed run ends with its error in one line. The 
 import argparse
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 from errors import ToolkitError, run_main
-from pipeline_setup import DATASETS, PREPARED, SPEC, pipeline_home, prepare_run, spark_home
+from pipeline_setup import DATASETS, PREPARED, SPEC, pipeline_home, prepare_run
 from project_paths import LOGS, project_root, shown
 from run_args import add_root, add_verbose, check_range, parse_date
 
@@ -35,13 +36,19 @@ ERROR_LINE = re.compile(r"\b\w*(Exception|Error): (?P<named>\[[A-Z_.]+\])?.*")
 
 
 def pipeline_command(args, spec_path) -> list:
-    """spark-pipelines run (or dry-run) on the run's spec, the refresh selections passed on unchanged."""
-    command = [str(spark_home() / "bin" / "spark-pipelines"), "dry-run" if args.dry_run else "run",
-               "--spec", str(spec_path)]
+    """spark-pipelines run (or dry-run) on the run's spec, the refresh selections passed on unchanged.
+
+    spark-pipelines' CLI runs in this Python, as Airflow's SparkPipelinesOperator runs it in its Connect
+    mode: the bin/spark-pipelines script would start a JVM first only to start the same CLI."""
+    command = [sys.executable, "-m", "pyspark.pipelines.cli", verb_of(args), "--spec", str(spec_path)]
     for option, values in (("--refresh", args.refresh), ("--full-refresh", args.full_refresh)):
         for value in values:
             command += [option, value]
     return command + (["--full-refresh-all"] if args.full_refresh_all else [])
+
+
+def verb_of(args) -> str:
+    return "dry-run" if args.dry_run else "run"
 
 
 def main_error(errors: list) -> str:
@@ -51,7 +58,7 @@ def main_error(errors: list) -> str:
     return (named or errors)[-1].group(0).rstrip(";") if errors else ""
 
 
-def run_logged(command: list, env: dict, verbose: bool) -> int:
+def run_logged(command: list, verb: str, env: dict, verbose: bool) -> int:
     """Run command in the project root. spark-pipelines sends its Python's and its JVM's output alike to
     stdout: its own timestamped lines are shown, every line goes to the log (each on the terminal too
     with --verbose). A failure is a ToolkitError naming the run's main error."""
@@ -65,10 +72,10 @@ def run_logged(command: list, env: dict, verbose: bool) -> int:
             if verbose or PIPELINE_LINE.match(line):
                 print(line, end="", flush=True)
             errors += [match for match in [ERROR_LINE.search(line.rstrip())] if match]
-    print(f"spark-pipelines {command[1]}: exit {child.returncode} in {time.monotonic() - began:.1f} s")
+    print(f"spark-pipelines {verb}: exit {child.returncode} in {time.monotonic() - began:.1f} s")
     if child.returncode:
         why = main_error(errors)
-        raise ToolkitError(f"spark-pipelines {command[1]} failed" + (f": {why}" if why else "")
+        raise ToolkitError(f"spark-pipelines {verb} failed" + (f": {why}" if why else "")
                            + f"; see {shown(log)}")
     return 0
 
@@ -116,7 +123,7 @@ def main(argv=None) -> int:
             return 0
         path, env = prepare_run(args.spec.resolve(), args.window)
         try:
-            return run_logged(pipeline_command(args, path), env, args.verbose)
+            return run_logged(pipeline_command(args, path), verb_of(args), env, args.verbose)
         finally:
             path.unlink(missing_ok=True)
     return run_main(body, args.verbose)

@@ -1,7 +1,7 @@
 """The shop's Spark Declarative Pipeline (pipelines/, run_pipeline.py, check_pipeline.py) on real Spark and
 Delta: every run option, with both tables' contents before and after.
 
-One story in one folder, run once (each spark-pipelines run is a JVM of its own, about 25 s): a first
+One story in one folder, run once (each spark-pipelines run is a JVM of its own, about 20 s): a first
 run, a run with nothing new, the late order, a full refresh of orders_raw and then a refresh of the view,
 the refused and the blocked selections, a broken definition found by a dry run, a windowed reprocess and
 a full refresh of everything. Each test checks one step from what the story kept.
