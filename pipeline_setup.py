@@ -14,6 +14,7 @@ run_pipeline.py's own run reads that spark-defaults.conf as a properties file in
 """
 import hashlib
 import importlib.util
+import json
 import os
 import shlex
 import sys
@@ -30,6 +31,7 @@ PIPELINE = TOOLKIT / "pipelines"
 SPEC = PIPELINE / "spark-pipeline.yml"
 PREPARED = ".spark-pipeline.prepared.yml"  # run_pipeline.py --prepare's copy, for dags/sdp_nightly.py
 DATASETS = ("orders_raw", "orders_by_day")  # as pipelines/orders.py names them
+START_FILE = "spark-start.json"  # in lake/_pipeline/: spark_start_env's, as dags/sdp_nightly.py reads it
 # A caller's Spark Connect or launcher settings would send the pipeline's session elsewhere.
 DROPPED_ENV = ("SPARK_REMOTE", "SPARK_CONNECT_MODE", "SPARK_API_MODE", "MASTER", "SPARK_ENV_LOADED",
                "PYSPARK_SUBMIT_ARGS", "SPARK_CONF_DIR")
@@ -131,25 +133,31 @@ def spark_home() -> Path:
     return Path(importlib.util.find_spec("pyspark").submodule_search_locations[0])
 
 
-def pipeline_env(jars: list, conf: Path) -> dict:
-    """The environment of run_pipeline.py's spark-pipelines CLI: a local Connect server of its own
-    (SPARK_REMOTE=local), started by spark-submit with PYSPARK_SUBMIT_ARGS: the conf dir's
-    spark-defaults.conf as a properties file, not as SPARK_CONF_DIR, which would put the folder first
-    on the JVM's class path, where the class archive cannot be mapped; Delta's JARs, pyspark's
+def spark_start_env(jars: list, conf: Path) -> dict:
+    """How the CLI's Spark starts: a local Connect server of its own (SPARK_REMOTE=local), started by
+    spark-submit with PYSPARK_SUBMIT_ARGS: the conf dir's spark-defaults.conf as a properties file,
+    not as SPARK_CONF_DIR, which would put the folder first on the JVM's class path, where the class
+    archive cannot be mapped; Delta's JARs on SPARK_DIST_CLASSPATH."""
+    submit = ["--properties-file", str(conf / "spark-defaults.conf"),
+              "--conf", f"spark.driver.extraJavaOptions={driver_java(archive=True)}", "pyspark-shell"]
+    return {"SPARK_REMOTE": "local", "PYSPARK_SUBMIT_ARGS": shlex.join(submit),
+            "SPARK_DIST_CLASSPATH": os.pathsep.join(jars)}
+
+
+def pipeline_env(start: dict) -> dict:
+    """The environment of run_pipeline.py's spark-pipelines CLI: how its Spark starts, pyspark's
     SPARK_HOME, this Python, and the toolkit's folder on PYTHONPATH (pipelines/orders.py imports table_schema)."""
     env = {key: value for key, value in os.environ.items() if key not in DROPPED_ENV}
     paths = [str(TOOLKIT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
-    submit = ["--properties-file", str(conf / "spark-defaults.conf"),
-              "--conf", f"spark.driver.extraJavaOptions={driver_java(archive=True)}", "pyspark-shell"]
-    env.update(SPARK_HOME=str(spark_home()), SPARK_REMOTE="local", PYSPARK_SUBMIT_ARGS=shlex.join(submit),
-               SPARK_DIST_CLASSPATH=os.pathsep.join(jars), PYSPARK_PYTHON=sys.executable,
-               PYTHONPATH=os.pathsep.join(paths))
+    env.update(start, SPARK_HOME=str(spark_home()), PYSPARK_PYTHON=sys.executable, PYTHONPATH=os.pathsep.join(paths))
     return env
 
 
 def prepare_run(spec_path: Path = SPEC, window=None, name: str = "") -> tuple:
-    """Write the conf dir and the run's spec; return (the spec's path, spark-pipelines' environment)."""
+    """Write the conf dir, lake/_pipeline/spark-start.json (how the pipeline's Spark starts, for
+    dags/sdp_nightly.py's run task) and the run's spec; return (the spec's path, the CLI's environment)."""
     jars = delta_jars()
-    conf = write_conf_dir(jars)
+    start = spark_start_env(jars, write_conf_dir(jars))
+    (pipeline_home() / START_FILE).write_text(json.dumps(start, indent=2) + "\n")
     spec = run_spec(spec_path, window)
-    return write_run_spec(spec, spec_path.parent, name), pipeline_env(jars, conf)
+    return write_run_spec(spec, spec_path.parent, name), pipeline_env(start)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from errors import ToolkitError, run_main
-from pipeline_setup import DATASETS, PREPARED, SPEC, pipeline_home, prepare_run
+from pipeline_setup import DATASETS, PREPARED, SPEC, START_FILE, pipeline_home, prepare_run
 from project_paths import LOGS, project_root, shown
 from run_args import add_root, add_verbose, check_range, parse_date
 
@@ -102,7 +102,7 @@ def parse_args(argv):
     parser.add_argument("--spec", type=Path, default=SPEC,
                         help="the pipeline's spec (default: the toolkit's pipelines/spark-pipeline.yml)")
     parser.add_argument("--prepare", action="store_true",
-                        help=f"write pipelines/{PREPARED} and lake/_pipeline/conf/, run nothing")
+                        help=f"write pipelines/{PREPARED}, lake/_pipeline/conf/ and {START_FILE}, run nothing")
     add_verbose(parser)
     add_root(parser)
     args = parser.parse_args(argv)
@@ -119,7 +119,8 @@ def main(argv=None) -> int:
     def body():
         if args.prepare:
             path, _ = prepare_run(args.spec.resolve(), args.window, PREPARED)
-            print(f"prepared {shown(path)} and {shown(pipeline_home() / 'conf')} (SPARK_CONF_DIR); nothing run")
+            print(f"prepared {shown(path)}, {shown(pipeline_home() / 'conf')} (SPARK_CONF_DIR) and "
+                  f"{shown(pipeline_home() / START_FILE)}; nothing run")
             return 0
         path, env = prepare_run(args.spec.resolve(), args.window)
         try:

@@ -4,9 +4,9 @@
 
     prepare  ->  selection  ->  run  ->  check
 
-prepare    python run_pipeline.py --prepare: the run's spec (pipelines/.spark-pipeline.prepared.yml) and
-           lake/_pipeline/conf/ (Delta's JARs in spark-env.sh, Delta's SQL settings and the Derby catalog
-           in spark-defaults.conf); no Spark
+prepare    python run_pipeline.py --prepare: the run's spec (pipelines/.spark-pipeline.prepared.yml),
+           lake/_pipeline/conf/ (Delta's SQL settings and the Derby catalog in spark-defaults.conf) and
+           lake/_pipeline/spark-start.json (how the pipeline's Spark starts); no Spark
 selection  the refresh selection in the DAG run's conf, as `python run_pipeline.py --full-refresh ...`
            (the operator has no refresh options), e.g. {"full_refresh": ["orders_raw"]},
            {"refresh": ["orders_by_day"]} or {"full_refresh_all": true}; skipped when the conf has none
@@ -26,13 +26,15 @@ provider's hook always passes --master, and spark-pipelines adds --remote local,
 refuses ("Remote cannot be specified with master and/or deploy mode"). With a `spark_connect`
 connection the hook runs `python -m pyspark.pipelines.cli` (Airflow's own Python, the project's .venv
 here) with SPARK_REMOTE set; env_vars sets it to `local`, so the CLI starts its own local Connect server,
-as spark-pipelines does, with Delta from lake/_pipeline/conf/. The connection itself is not dialled:
+as run_pipeline.py does: env_vars also carries spark-start.json's PYSPARK_SUBMIT_ARGS (the settings, the
+class archive) and SPARK_DIST_CLASSPATH (Delta's JARs). The connection itself is not dialled:
     export AIRFLOW_CONN_SHOP_SDP='{"conn_type": "spark_connect", "host": "localhost"}'
 
 Settings from the environment, as in dags/shop_daily.py: SHOP_HOME, SHOP_PYTHON, SHOP_RETRIES,
 SHOP_RETRY_DELAY_SECONDS; SHOP_SDP_CONN names the connection (default shop_sdp).
 """
 import datetime as dt
+import json
 import os
 import shlex
 import sys
@@ -49,7 +51,7 @@ RUN_DATE = "{{ ds }}"
 # The month of the day a run on ds loads (D-1): a run on 2026-10-01 checks September.
 CHECKED_MONTH = "{{ macros.ds_format(macros.ds_add(ds, -1), '%Y-%m-%d', '%Y-%m') }}"
 PREPARED_SPEC = Path("pipelines") / ".spark-pipeline.prepared.yml"  # pipeline_setup.PREPARED
-CONF_DIR = Path("lake") / "_pipeline" / "conf"
+SPARK_START = Path("lake") / "_pipeline" / "spark-start.json"  # pipeline_setup.START_FILE
 
 
 def conf_names(conf: dict, key: str) -> list:
@@ -69,10 +71,18 @@ def selection_command(conf, python: str) -> str:
     return " ".join(shlex.quote(part) for part in [python, "run_pipeline.py", *args])
 
 
+def spark_start(home: Path, key: str) -> str:
+    """A value of lake/_pipeline/spark-start.json, which the prepare task wrote: read as the run task starts."""
+    return json.loads((home / SPARK_START).read_text())[key]
+
+
 def operator_env(home: Path) -> dict:
-    """spark-pipelines' environment under the operator: a local Connect server of its own, Delta from
-    the conf dir, the toolkit's folder on PYTHONPATH (pipelines/orders.py imports table_schema)."""
-    return {"SPARK_REMOTE": "local", "SPARK_CONF_DIR": str(home / CONF_DIR), "PYTHONPATH": str(home)}
+    """spark-pipelines' environment under the operator: its Spark started as run_pipeline.py starts it
+    (SPARK_REMOTE=local: a local Connect server of its own; Delta's JARs, the settings, the class
+    archive: spark-start.json's values, rendered when the task runs), the toolkit's folder on
+    PYTHONPATH (pipelines/orders.py imports table_schema)."""
+    started = {key: "{{ spark_start('%s') }}" % key for key in ("PYSPARK_SUBMIT_ARGS", "SPARK_DIST_CLASSPATH")}
+    return {"SPARK_REMOTE": "local", **started, "PYTHONPATH": str(home)}
 
 
 def toolkit_task(dag: DAG, task_id: str, command: str, home: Path, **kwargs) -> BashOperator:
@@ -103,6 +113,7 @@ with DAG(
     max_active_runs=1,          # one pipeline at a time: Derby admits one process, the Connect port is fixed
     default_args=default_args(),
     user_defined_filters={"selection_command": lambda conf: selection_command(conf, python)},
+    user_defined_macros={"spark_start": lambda key: spark_start(home, key)},
     tags=["shop", "sdp"],
 ) as sdp_nightly:
     prepare = toolkit_task(sdp_nightly, "prepare", f"{shlex.quote(python)} run_pipeline.py --prepare", home,

@@ -5,6 +5,7 @@
 """
 import datetime as dt
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -186,3 +187,18 @@ def test_sdp_nightly_runs_the_pipeline_at_three_with_the_selection_from_the_run_
     from airflow.sdk.execution_time import macros
     assert check.render_template(check.bash_command, {"ds": "2026-10-01", "macros": macros}) == \
         f"{python} check_pipeline.py 2026-09 --today 2026-10-01"
+
+
+def test_sdp_nightly_starts_the_pipelines_spark_as_the_prepare_task_wrote_it(airflow_home, monkeypatch, tmp_path):
+    """The run task's environment is rendered when it runs, from the spark-start.json prepare wrote."""
+    from pipeline_setup import START_FILE
+    monkeypatch.setenv("SHOP_HOME", str(tmp_path))
+    started = {"SPARK_REMOTE": "local", "SPARK_DIST_CLASSPATH": "/jars/delta-spark.jar:/jars/delta-storage.jar",
+               "PYSPARK_SUBMIT_ARGS": "--properties-file /p/spark-defaults.conf --conf 'spark.driver.extraJavaOptions="
+                                      "-XX:TieredStopAtLevel=1 -Dderby.stream.error.file=\"/p/derby.log\"' pyspark-shell"}
+    (tmp_path / "lake" / "_pipeline").mkdir(parents=True)
+    (tmp_path / "lake" / "_pipeline" / START_FILE).write_text(json.dumps(started))
+    dag = parse_dags().dags["sdp_nightly"]
+    run = dag.get_task("run")
+    rendered = run.render_template(run.env_vars, {"spark_start": dag.user_defined_macros["spark_start"]})
+    assert rendered == {**started, "PYTHONPATH": str(tmp_path)}
