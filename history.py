@@ -4,9 +4,9 @@
     python history.py --limit 3
 
 A line per commit: `version N | operation | predicate | rows_written | run RUN_DATE | file SHA256[:12]`,
-e.g. `version 30 | WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file 5a1c0e9b2f47`.
+e.g. `version 30 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file 5a1c0e9b2f47`.
 A commit of another writer ends with its user metadata instead of the load's run and file, e.g.
-restore_day.py's `version 31 | WRITE | order_date = '2026-09-15' | 3 | restore_day: 2026-09-15 from version 29`.
+restore_day.py's `version 31 | WRITE | order_date = DATE'2026-09-15' | 3 | restore_day: 2026-09-15 from version 29`.
 The version is what restore_day.py --version takes.
 """
 import argparse

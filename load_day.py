@@ -67,7 +67,7 @@ def load_day(spark, run_date) -> str:
             raise bad_line(found.path, line_of_id(found, clash[0][0]),
                            f"order_id already stored on another day: {listed}")
         writer = (orders.write.format("delta").mode("overwrite")
-                  .option("replaceWhere", f"{PARTITION_COLUMN} = '{day}'")
+                  .option("replaceWhere", f"{PARTITION_COLUMN} = DATE'{day}'")
                   .option("userMetadata", lineage(run_date, day, found)))
         new_table_layout(spark, writer).save(str(table_path()))
         total = orders_table(spark).count()

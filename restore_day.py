@@ -48,8 +48,8 @@ def restored_by(user_metadata: str):
 def days_predicate(first_day, last_day) -> str:
     """The replaceWhere of the days: one day, or the range."""
     if first_day == last_day:
-        return f"{PARTITION_COLUMN} = '{first_day}'"
-    return f"{PARTITION_COLUMN} >= '{first_day}' AND {PARTITION_COLUMN} <= '{last_day}'"
+        return f"{PARTITION_COLUMN} = DATE'{first_day}'"
+    return f"{PARTITION_COLUMN} >= DATE'{first_day}' AND {PARTITION_COLUMN} <= DATE'{last_day}'"
 
 
 def missing_files(spark, version: int) -> tuple:

@@ -262,7 +262,7 @@ def test_backfill_fails_only_the_missing_day_and_reprocessing_reruns_only_that_r
 
     after = shop.sh("python", "history.py", "--limit", "100").stdout.splitlines()
     assert after[1:] == history
-    assert re.match(rf"version \d+ \| WRITE \| order_date = '{MISSING_DAY}' \|", after[0]), after[0]
+    assert re.match(rf"version \d+ \| WRITE \| order_date = DATE'{MISSING_DAY}' \|", after[0]), after[0]
 
     checks = shop.sh("python", "-c", CHECK_LOADED_DAYS, *RUNS).stdout.splitlines()
     assert len(checks) == len(RUNS) + 1 and all(c.startswith("ok ") for c in checks[:-1]), checks

@@ -84,7 +84,7 @@ def test_odd_but_valid_file_loads_the_same_orders(case, september, spark, capsys
     assert capsys.readouterr() == ("run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 130\n", "")
     newest = table_history(spark, 1)[0]
     assert (newest["operation"], newest["predicate"], newest["rows_written"]) == (
-        "WRITE", "order_date = '2026-09-15'", 3)
+        "WRITE", "order_date = DATE'2026-09-15'", 3)
     assert table_rows(spark) == before
     assert check_day(spark, "2026-09-16") == (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
 

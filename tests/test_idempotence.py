@@ -16,7 +16,7 @@ def test_month_backfilled_twice_is_the_same_as_once(september, spark):
     assert [entry["version"] for entry in history] == list(range(59, -1, -1))
     assert {entry["operation"] for entry in history} == {"WRITE"}
     days = [entry["predicate"] for entry in reversed(history)]
-    assert days == 2 * [f"order_date = '2026-09-{day:02d}'" for day in range(1, 31)]
+    assert days == 2 * [f"order_date = DATE'2026-09-{day:02d}'" for day in range(1, 31)]
 
 
 def test_one_day_loaded_five_times_is_the_same_as_once(september, spark):
@@ -26,6 +26,6 @@ def test_one_day_loaded_five_times_is_the_same_as_once(september, spark):
     assert content_sha256(spark) == once
     newest = table_history(spark, 6)
     assert [(e["operation"], e["predicate"], e["rows_written"]) for e in newest[:5]] == 5 * [
-        ("WRITE", "order_date = '2026-09-15'", 3)]
-    assert newest[5]["predicate"] == "order_date = '2026-09-30'"  # the backfill's last run, before them
+        ("WRITE", "order_date = DATE'2026-09-15'", 3)]
+    assert newest[5]["predicate"] == "order_date = DATE'2026-09-30'"  # the backfill's last run, before them
     assert {e["lineage"]["run_date"] for e in newest[:5]} == {"2026-09-16"}

@@ -36,7 +36,7 @@ def test_correcting_one_day_replaces_only_that_day(september, spark, capsys):
     assert check_day(spark, "2026-09-16") == (True, "ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing")
     newest = table_history(spark, 1)[0]
     assert (newest["operation"], newest["predicate"], newest["rows_written"]) == (
-        "WRITE", "order_date = '2026-09-15'", 4)
+        "WRITE", "order_date = DATE'2026-09-15'", 4)
     assert [row for row in table_rows(spark) if row[4] != SEP_15] == others_before
     assert (2131, "C02") in [row[:2] for row in table_rows(spark, SEP_15)]
 
@@ -92,8 +92,8 @@ def test_history_lists_newest_first_with_limit(september, spark, capsys):
     assert history_main(["--limit", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("version 30 | WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file ")
-    assert lines[1].startswith("version 29 | WRITE | order_date = '2026-09-30' | 6 | run 2026-10-01 | file ")
+    assert lines[0].startswith("version 30 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file ")
+    assert lines[1].startswith("version 29 | WRITE | order_date = DATE'2026-09-30' | 6 | run 2026-10-01 | file ")
 
 
 def test_bad_row_is_one_line_and_leaves_the_table_as_it_was(september, spark, capsys):

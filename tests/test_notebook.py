@@ -58,8 +58,8 @@ def test_course_notebook_runs_top_to_bottom_in_a_kernel(tmp_path):
     assert cell_lines(nb, "from load_day") == ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"]
     assert cell_lines(nb, "from check_day") == ["ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"]
     assert cell_lines(nb, "from history") == [
-        "version 30 | WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file fe704980722a",
-        "version 29 | WRITE | order_date = '2026-09-30' | 6 | run 2026-10-01 | file 5211b1278dd5"]
+        "version 30 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file fe704980722a",
+        "version 29 | WRITE | order_date = DATE'2026-09-30' | 6 | run 2026-10-01 | file 5211b1278dd5"]
     month = cell_lines(nb, "import check_month")
     assert month[:2] == ["September 2026: 30 ok", "Mon    Tue    Wed    Thu    Fri    Sat    Sun"]
     assert month[-2:] == ["ok 2026-09: all 30 days match their files, 131 orders", "0"]

@@ -40,7 +40,7 @@ def test_history_json_gives_each_commits_lineage(september, spark, capsys):
     entry = json.loads(capsys.readouterr().out)
     last_day = dt.date(2026, 9, 30)
     assert (entry["operation"], entry["predicate"], entry["rows_written"]) == (
-        "WRITE", "order_date = '2026-09-30'", 6)
+        "WRITE", "order_date = DATE'2026-09-30'", 6)
     assert entry["lineage"] == {"run_date": "2026-10-01", "day": "2026-09-30",
                                 "file": "landing/orders/2026-09-30.csv",
                                 "size": day_file(last_day).stat().st_size, "sha256": sha256(last_day),
@@ -64,7 +64,7 @@ def test_late_order_makes_only_15_sep_changed_and_reprocess_changed_reruns_only_
     new = [entry for entry in table_history(spark, 100) if entry["version"] > version]
     assert [(e["operation"], e["predicate"], e["rows_written"], e["lineage"]["run_date"],
              e["lineage"]["sha256"]) for e in new] == [
-        ("WRITE", "order_date = '2026-09-15'", 4, "2026-09-16", sha256(SEP_15))]
+        ("WRITE", "order_date = DATE'2026-09-15'", 4, "2026-09-16", sha256(SEP_15))]
     assert [row for row in table_rows(spark) if row[4] != SEP_15] == others_before
 
     # The day was rewritten from its unchanged file: it is ok now, and the same command runs nothing.

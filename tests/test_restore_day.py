@@ -35,8 +35,8 @@ def test_a_bad_correction_is_undone_then_redone_and_other_days_are_untouched(sep
     assert table_rows(spark) == before
     assert history_main(["--limit", "2"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "version 31 | WRITE | order_date = '2026-09-15' | 3 | restore_day: 2026-09-15 from version 29",
-        f"version 30 | WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file {file_sha256(SEP_15)[:12]}"]
+        "version 31 | WRITE | order_date = DATE'2026-09-15' | 3 | restore_day: 2026-09-15 from version 29",
+        f"version 30 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file {file_sha256(SEP_15)[:12]}"]
     ok, lines = check_month(spark, "2026-09")
     assert (ok, lines) == (False, [
         "PROBLEM 2026-09-15: 3 rows for the file's 4 orders, 1 missing (2131)",
@@ -88,7 +88,7 @@ def test_a_range_is_restored_in_one_commit_and_days_absent_then_are_removed(sept
         row for row in before if row[4] in (dt.date(2026, 9, 12), dt.date(2026, 9, 13))]
     newest = history_frame(spark, 1).first()
     assert (newest.version, newest.operationParameters["predicate"], newest.userMetadata) == (
-        30, "order_date >= '2026-09-12' AND order_date <= '2026-09-16'",
+        30, "order_date >= DATE'2026-09-12' AND order_date <= DATE'2026-09-16'",
         "restore_day: 2026-09-12 .. 2026-09-16 from version 12")
 
 

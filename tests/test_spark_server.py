@@ -106,8 +106,8 @@ def test_a_late_order_loaded_by_hand_then_checked_and_in_the_history(server, mon
     assert lines_of(run(server, "check_day.py", "2026-09-16")) == [
         "ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"]
     assert lines_of(run(server, "history.py", "--limit", "2")) == [
-        f"version 7 | WRITE | order_date = '2026-09-15' | 4 | run 2026-09-16 | file {file_sha256(SEP_15)[:12]}",
-        f"version 6 | WRITE | order_date = '2026-09-15' | 3 | run 2026-09-16 | file {loaded[:12]}"]
+        f"version 7 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file {file_sha256(SEP_15)[:12]}",
+        f"version 6 | WRITE | order_date = DATE'2026-09-15' | 3 | run 2026-09-16 | file {loaded[:12]}"]
 
 
 def test_parallel_backfill(server):
