@@ -19,6 +19,7 @@ logs/spark-pipelines.log, and a failed run ends with its error in one line. The 
 """
 import argparse
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -67,17 +68,38 @@ def run_logged(command: list, verb: str, env: dict, verbose: bool) -> int:
     began, errors = time.monotonic(), []
     with open(log, "a") as kept, subprocess.Popen(command, env=env, cwd=project_root(), text=True, errors="replace",
                                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as child:
-        for line in child.stdout:
-            kept.write(line)
-            if verbose or PIPELINE_LINE.match(line):
-                print(line, end="", flush=True)
-            errors += [match for match in [ERROR_LINE.search(line.rstrip())] if match]
+        try:
+            for line in child.stdout:
+                kept.write(line)
+                if verbose or PIPELINE_LINE.match(line):
+                    print(line, end="", flush=True)
+                errors += [match for match in [ERROR_LINE.search(line.rstrip())] if match]
+        except BaseException:  # Ctrl-C, or SIGTERM (stopped_by_signal): end the CLI too; its JVM follows
+            end_child(child)
+            raise
     print(f"spark-pipelines {verb}: exit {child.returncode} in {time.monotonic() - began:.1f} s")
     if child.returncode:
         why = main_error(errors)
         raise ToolkitError(f"spark-pipelines {verb} failed" + (f": {why}" if why else "")
                            + f"; see {shown(log)}")
     return 0
+
+
+def end_child(child, wait: float = 30.0) -> None:
+    """SIGTERM to spark-pipelines' CLI, SIGKILL if it is still there after wait seconds. Its JVM
+    exits on its own once the CLI's end closes the JVM's stdin."""
+    child.terminate()
+    try:
+        child.wait(timeout=wait)
+    except subprocess.TimeoutExpired:
+        child.kill()
+
+
+def stopped_by_signal(signum, frame):
+    """SIGTERM (timeout, a scheduler stopping the run) ends the run as Ctrl-C does, through its
+    `finally`: the run's spec copy is removed and spark-pipelines' CLI is ended."""
+    print(f"stopped by {signal.Signals(signum).name}: spark-pipelines ended", file=sys.stderr, flush=True)
+    sys.exit(128 + signum)
 
 
 def dataset_list(text: str) -> str:
@@ -131,4 +153,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__" and "__file__" in globals():  # a terminal run; pasted into a cell, it only defines
+    signal.signal(signal.SIGTERM, stopped_by_signal)  # here only: a notebook's kernel keeps its own
     raise SystemExit(main())

@@ -1,0 +1,51 @@
+"""A pipeline run stopped by SIGTERM (timeout, a scheduler ending the task) cleans up after itself: its
+copy of the spec is removed, and spark-pipelines' CLI and the CLI's JVM end with it. The run is stopped
+once its JVM is running, so every process a run has is there to be ended."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import ROOT, group_members
+
+
+def group_runs(group: int, marker: bytes) -> bool:
+    """A live process of the group has marker in its command line."""
+    for pid in group_members(group):
+        try:
+            if marker in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def wait_for(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"no {what} within {timeout:.0f} s"
+        time.sleep(0.1)
+
+
+def test_a_run_stopped_by_sigterm_removes_its_spec_copy_and_ends_its_processes(tmp_path):
+    spec = shutil.copytree(ROOT / "pipelines", tmp_path / "pipelines") / "spark-pipeline.yml"
+    run = subprocess.Popen([sys.executable, str(ROOT / "run_pipeline.py"), "--spec", str(spec), "--root", str(tmp_path)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for(lambda: group_runs(run.pid, b"pyspark.pipelines.cli"), 60, "spark-pipelines CLI")
+        wait_for(lambda: group_runs(run.pid, b"org.apache.spark.deploy.SparkSubmit"), 60, "JVM of the CLI")
+        [copy] = spec.parent.glob(".run-*.yml")  # the run's copy, beside the spec it was given
+        os.kill(run.pid, signal.SIGTERM)  # the run's own process only: it must end the others itself
+        out, err = run.communicate(timeout=90)
+        assert (run.returncode, err) == (143, "stopped by SIGTERM: spark-pipelines ended\n")
+        assert re.fullmatch(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d: .*\n)+", out)  # only spark-pipelines' own lines
+        assert f"Loading pipeline spec from {copy}..." in out
+        assert list(spec.parent.glob(".run-*.yml")) == []
+        wait_for(lambda: group_members(run.pid) == [], 30, "end of every process of the run")
+    finally:
+        if group_members(run.pid):  # only when an assertion above failed
+            os.killpg(run.pid, signal.SIGKILL)
