@@ -25,6 +25,7 @@ from functools import partial
 from delta_session import TABLE, delta_spark, orders_table, table_exists
 from errors import one_line, run_main
 from run_args import add_root, add_verbose, check_range, parse_date, run_dates
+from spark_jvm import LASTING_RUNS
 from table_schema import PARTITION_COLUMN
 from check_day import check_day
 from load_day import load_day, load_retrying
@@ -148,12 +149,17 @@ def parse_args(argv):
     return args
 
 
+def lasting(first, last) -> bool:
+    """A backfill of LASTING_RUNS run dates or more lasts long enough for Java's full JIT to pay back."""
+    return len(run_dates(first, last)) >= LASTING_RUNS
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
 
     def body():
-        spark = delta_spark("backfill")
+        spark = delta_spark("backfill", lasting=lasting(args.first, args.last))
         if args.dry_run:
             print("\n".join(dry_run(spark, args.first, args.last, args.reprocess)))
             return 0

@@ -57,9 +57,10 @@ LOOPBACK_MASTER = re.compile(r"local.*|spark://(127\.0\.0\.1|localhost)(:\d+)?")
 AUTH_SECRET_ENV = "SPARK_AUTHENTICATE_SECRET"
 
 
-def delta_spark(app_name: str):
+def delta_spark(app_name: str, lasting: bool = False):
     """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set
-    (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret."""
+    (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret. A lasting
+    session (spark_jvm.LASTING_RUNS runs or more) gets Java's full JIT in its own driver."""
     from pyspark.sql import SparkSession
     if os.environ.get("SPARK_REMOTE"):
         problem = remote_problem(os.environ["SPARK_REMOTE"])
@@ -71,19 +72,18 @@ def delta_spark(app_name: str):
         return active
     if os.environ.get(DATABRICKS_ENV):  # the cluster's own session, Delta included; nothing to set up
         return SparkSession.builder.getOrCreate()
-    return own_session(app_name)
+    return own_session(app_name, lasting)
 
 
-def own_session(app_name: str):
+def own_session(app_name: str, lasting: bool = False):
     """A new session whose driver runs in this process, on local[*] or SPARK_MASTER's cluster."""
     from pyspark.sql import SparkSession
-    problem = java_problem()
-    if problem:
-        raise ToolkitError(problem)
+    if java_problem():
+        raise ToolkitError(java_problem())
     master = os.environ.get("SPARK_MASTER", "local[*]")
     builder = SparkSession.builder.master(master).appName(app_name)
     settings = {**SPARK_SETTINGS, **master_settings(master, os.environ)}
-    settings["spark.driver.extraJavaOptions"] += f" {java_options()}"
+    settings["spark.driver.extraJavaOptions"] += f" {java_options(lasting)}"
     for key, value in settings.items():
         builder = builder.config(key, value)
     builder = with_delta_jars(builder)

@@ -26,6 +26,9 @@ DUMP_ENV = "SHOP_CLASS_ARCHIVE_DUMP"  # set only in class_archive.py's child run
 # compile threads would take a core from the run on a small machine (measured: a cold 4-day backfill
 # 28 s -> 24 s with C1 only, 18-20 s with the archive as well, on 2 cores).
 QUICK_JIT = "-XX:TieredStopAtLevel=1"
+# A session for this many runs or more (a month's backfill, the test suite's) lasts long enough for
+# C2's faster code to repay its compiling: it gets Java's full JIT (README, "How the session is set up").
+LASTING_RUNS = 15
 
 
 def java_problem() -> str:
@@ -77,12 +80,14 @@ def archive_path() -> Path:
     return Path(sys.prefix) / "share" / "shop-toolkit" / f"spark-{spark}-delta-{delta}.jsa"
 
 
-def java_options() -> str:
-    """The driver JVM options of a script's own Spark: the quick JIT, and the archive when built."""
+def java_options(lasting: bool = False) -> str:
+    """The driver JVM options of a script's own Spark: the quick JIT unless the session is lasting
+    (for LASTING_RUNS runs or more), and the archive when built."""
     if os.environ.get(DUMP_ENV):
         return f"{QUICK_JIT} -XX:ArchiveClassesAtExit={os.environ[DUMP_ENV]}"
+    jit = "" if lasting else QUICK_JIT
     archive = archive_path()
-    return f"{QUICK_JIT} -XX:SharedArchiveFile={archive}" if archive.exists() else QUICK_JIT
+    return f"{jit} -XX:SharedArchiveFile={archive}".strip() if archive.exists() else jit
 
 
 class jvm_output_to_log:

@@ -30,6 +30,7 @@ from backfill import table_summary  # noqa: E402
 from check_day import check_day  # noqa: E402
 from load_day import load_day  # noqa: E402
 from make_days import clean_table, make_days  # noqa: E402
+from spark_jvm import LASTING_RUNS  # noqa: E402
 
 FIRST = dt.date(2026, 9, 2)
 
@@ -55,7 +56,7 @@ def timed_run(spark, run_date) -> tuple:
 def one_session(dates, show) -> tuple:
     """Spark's start time, each run's (seconds, load jobs, check jobs), and the whole backfill's time."""
     started = time.perf_counter()
-    spark = delta_spark("bench_backfill")
+    spark = delta_spark("bench_backfill", lasting=len(dates) >= LASTING_RUNS)  # as backfill.py starts it
     spark_start = time.perf_counter() - started
     runs = []
     for place, run_date in enumerate(dates, start=1):

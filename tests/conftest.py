@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -61,7 +62,7 @@ def no_project_root():
 
 @pytest.fixture(scope="session")
 def spark():
-    session = delta_spark("tests")
+    session = delta_spark("tests", lasting=True)
     yield session
     session.stop()
 
@@ -148,3 +149,16 @@ def group_members(group: int) -> list:
         if int(fields[2]) == group and alive(int(stat.parent.name)):
             members.append(stat.parent.name)
     return members
+
+
+def wait_for(condition, what: str, seconds: float, fail: bool = True, every: float = 2) -> bool:
+    """Until condition() is true, checked every `every` seconds; an AssertionError naming what after
+    seconds (or False, with fail=False)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(every)
+    if fail:
+        raise AssertionError(f"gave up after {seconds:.0f} s waiting for {what}")
+    return False

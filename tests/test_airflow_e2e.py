@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wait_for  # noqa: F401 (test_pipeline_dag.py and bench_dag.py take it from here too)
 from connect_server import free_port
 
 pytestmark = [
@@ -154,17 +155,6 @@ def marked_processes(mark: str) -> list:
         except OSError:
             continue
     return found
-
-
-def wait_for(condition, what: str, seconds: float, fail: bool = True, every: float = 2) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(every)
-    if fail:
-        raise AssertionError(f"gave up after {seconds:.0f} s waiting for {what}")
-    return False
 
 
 def runs(shop: Shop, dag_id="shop_daily") -> dict:

@@ -7,10 +7,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from conftest import ROOT, group_members
+from conftest import ROOT, group_members, wait_for
 
 
 def group_runs(group: int, marker: bytes) -> bool:
@@ -24,20 +23,13 @@ def group_runs(group: int, marker: bytes) -> bool:
     return False
 
 
-def wait_for(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"no {what} within {timeout:.0f} s"
-        time.sleep(0.1)
-
-
 def test_a_run_stopped_by_sigterm_removes_its_spec_copy_and_ends_its_processes(tmp_path):
     spec = shutil.copytree(ROOT / "pipelines", tmp_path / "pipelines") / "spark-pipeline.yml"
     run = subprocess.Popen([sys.executable, str(ROOT / "run_pipeline.py"), "--spec", str(spec), "--root", str(tmp_path)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        wait_for(lambda: group_runs(run.pid, b"pyspark.pipelines.cli"), 60, "spark-pipelines CLI")
-        wait_for(lambda: group_runs(run.pid, b"org.apache.spark.deploy.SparkSubmit"), 60, "JVM of the CLI")
+        wait_for(lambda: group_runs(run.pid, b"pyspark.pipelines.cli"), "spark-pipelines CLI", 60, every=0.1)
+        wait_for(lambda: group_runs(run.pid, b"org.apache.spark.deploy.SparkSubmit"), "JVM of the CLI", 60, every=0.1)
         [copy] = spec.parent.glob(".run-*.yml")  # the run's copy, beside the spec it was given
         os.kill(run.pid, signal.SIGTERM)  # the run's own process only: it must end the others itself
         out, err = run.communicate(timeout=90)
@@ -45,7 +37,7 @@ def test_a_run_stopped_by_sigterm_removes_its_spec_copy_and_ends_its_processes(t
         assert re.fullmatch(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d: .*\n)+", out)  # only spark-pipelines' own lines
         assert f"Loading pipeline spec from {copy}..." in out
         assert list(spec.parent.glob(".run-*.yml")) == []
-        wait_for(lambda: group_members(run.pid) == [], 30, "end of every process of the run")
+        wait_for(lambda: group_members(run.pid) == [], "end of every process of the run", 30, every=0.1)
     finally:
         if group_members(run.pid):  # only when an assertion above failed
             os.killpg(run.pid, signal.SIGKILL)
