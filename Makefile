@@ -11,6 +11,7 @@ $(VENV)/.installed: requirements.txt requirements-connect.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -r requirements.txt -r requirements-connect.txt
 	$(PY) class_archive.py
+	$(PY) log_store.py
 	touch $@
 
 # Make September's files, backfill it in one Spark session, check the month.

@@ -15,20 +15,22 @@ import time
 from pathlib import Path
 
 from delta_session import LOCAL_SETTINGS, SPARK_SETTINGS
-from spark_jvm import cached_delta_jars, delta_package
+from spark_jvm import cached_delta_jars, delta_package, log_store
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 STOP_TIMEOUT = 30.0
 
 
 def delta_jars() -> list:
-    """--jars with Delta's two JARs from the Ivy cache, else --packages (the first start downloads them)."""
-    jars = cached_delta_jars()
-    return ["--jars", ",".join(jars)] if jars else ["--packages", delta_package()]
+    """--jars with Delta's two JARs from the Ivy cache, else --packages (the first start downloads them);
+    and the toolkit's log store JAR once built (spark_jvm.log_store)."""
+    jars = cached_delta_jars() + log_store()[0]
+    packages = [] if cached_delta_jars() else ["--packages", delta_package()]
+    return (["--jars", ",".join(jars)] if jars else []) + packages
 
 
 def server_command(spark_home: Path, port: int) -> list:
-    settings = {**SPARK_SETTINGS, **LOCAL_SETTINGS, "spark.connect.grpc.binding.address": "127.0.0.1",
+    settings = {**SPARK_SETTINGS, **LOCAL_SETTINGS, **log_store()[1], "spark.connect.grpc.binding.address": "127.0.0.1",
                 "spark.connect.grpc.binding.port": str(port)}
     command = [str(spark_home / "bin" / "spark-submit"), "--master", "local[*]", "--name", "shop-spark-server",
                "--class", SERVER_CLASS, *delta_jars()]

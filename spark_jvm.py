@@ -21,6 +21,7 @@ TOOLKIT = Path(importlib.util.find_spec("project_paths").origin).resolve().paren
 LOG4J = TOOLKIT / "log4j2.properties"
 # Where Spark 4's --packages (spark.jars.packages) keeps the JARs it has downloaded.
 IVY_JARS = Path.home() / ".ivy2.5.2" / "jars"
+LOG_STORE_CLASS = "shoptoolkit.AtomicLocalLogStore"
 DUMP_ENV = "SHOP_CLASS_ARCHIVE_DUMP"  # set only in class_archive.py's child run that writes the archive
 # A script's driver lives seconds to minutes on a few rows: the C1 compiler alone is enough, and C2's
 # compile threads would take a core from the run on a small machine (measured: a cold 4-day backfill
@@ -66,12 +67,31 @@ def cached_delta_jars() -> list:
 def with_delta_jars(builder):
     """Delta's JARs for a new session: straight from the cache when they are there, which skips
     resolving them through Ivy at every start (a second or two); else through delta-spark's
-    configure_spark_with_delta_pip, which downloads them from Maven Central and fills the cache."""
+    configure_spark_with_delta_pip, which downloads them from Maven Central and fills the cache.
+    Also the toolkit's log store for file: paths, once log_store.py has built it."""
+    store_jars, store_settings = log_store()
+    for key, value in store_settings.items():
+        builder = builder.config(key, value)
     jars = cached_delta_jars()
+    if jars or store_jars:
+        builder = builder.config("spark.jars", ",".join(jars + store_jars))
     if jars:
-        return builder.config("spark.jars", ",".join(jars))
+        return builder
     from delta import configure_spark_with_delta_pip
     return configure_spark_with_delta_pip(builder)
+
+
+def log_store_jar() -> Path:
+    """log_store.py's JAR of the toolkit's Delta log store, beside the class archive."""
+    return archive_path().with_name(f"{LOG_STORE_CLASS.rsplit('.', 1)[1]}.jar")
+
+
+def log_store() -> tuple:
+    """([its JAR], {Delta's setting}) for the log store that commits safely when several processes write
+    one table on a local disk (java/shoptoolkit/AtomicLocalLogStore.java); ([], {}) until it is built."""
+    if not log_store_jar().exists():
+        return [], {}
+    return [str(log_store_jar())], {"spark.delta.logStore.file.impl": LOG_STORE_CLASS}
 
 
 def archive_path() -> Path:

@@ -89,8 +89,8 @@ class StandaloneCluster:
             try:
                 if ready(self.state()):
                     return
-            except OSError:
-                pass
+            except (OSError, ValueError):  # not up yet; or up, its JSON page not yet attached: it
+                pass                        # answered /json/ with its HTML page for a moment (seen in CI)
             time.sleep(0.5)
         raise AssertionError(f"waited {seconds} s for {what}; see {self.folder}/*.log")
 

@@ -11,7 +11,7 @@ HELPERS = {"table_schema", "errors", "conflicts", "project_paths", "retry", "run
            "spark_jvm", "day_file_check", "expression_mode", "delta_session", "connect_server", "pipeline_setup"}
 DAYS = {"make_days", "load_day", "check_day", "restore_day", "partition_table", "history", "failed_day",
         "day_states", "month_calendar", "reprocess"}
-DRIVERS = {"backfill", "parallel", "check_month", "class_archive", "spark_server", "run_pipeline",
+DRIVERS = {"backfill", "parallel", "check_month", "class_archive", "log_store", "spark_server", "run_pipeline",
            "check_pipeline"}
 BANDS = [HELPERS, DAYS, DRIVERS]
 MAX_FILE_LINES = 200
