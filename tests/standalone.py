@@ -50,7 +50,11 @@ class StandaloneCluster:
                               "--cores", WORKER_CORES, "--memory", WORKER_MEMORY, "--webui-port",
                               str(self.worker_ui_port), "--work-dir", str(self.folder / "work"),
                               "--properties-file", conf])
-        self.wait_for(lambda state: state.get("aliveworkers") == 1, "the worker to register", 180)
+        try:
+            self.wait_for(lambda state: state.get("aliveworkers") == 1, "the worker to register", 180)
+        except BaseException:  # __exit__ runs only after __enter__ returns: stop the daemons here
+            self.stop()
+            raise
         self.started_in = time.monotonic() - started
         return self
 
