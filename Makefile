@@ -51,9 +51,10 @@ $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements-test.txt
 # Includes the Airflow tests (pytest -m "not airflow" leaves them out), the Databricks bundle's and
 # the notebook's (a real Jupyter kernel). Two workers, one per core, each test file whole on one of them,
 # in tests/conftest.py's order (longest first); `make test TEST_WORKERS=0` runs it in one process.
+# --no-skips (tests/conftest.py) makes a skipped test an error: everything above is installed here.
 TEST_WORKERS ?= 2
 test: test-setup
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=10 tests
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=10 --no-skips tests
 
 # The figures of the README's Benchmark section (about 40 minutes on 2 cores; each script says how to
 # run a part). The reference line needs delta-rs (bench/requirements.txt); the toolkit does not.

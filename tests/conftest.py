@@ -51,6 +51,22 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order
 
 
+def pytest_addoption(parser):
+    parser.addoption("--no-skips", action="store_true",
+                     help="a skipped test is an error (make test: everything the suite needs is installed)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under --no-skips a skip (a skipif that held, pytest.skip) is reported as an error with its reason:
+    a part of the suite left out by a missing package must not pass as a green run."""
+    report = (yield).get_result()
+    if report.skipped and item.config.getoption("no_skips"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped, and make test (--no-skips) admits no skip: {reason}"
+
+
 @pytest.fixture(autouse=True)
 def no_project_root():
     """Each test works below its own folders: SHOP_ROOT is unset before it (one left in the shell would
