@@ -32,6 +32,7 @@ from connect_server import free_port
 
 pytestmark = [
     pytest.mark.airflow,
+    pytest.mark.timeout(900),  # Airflow, a Spark server and a backfill's runs: 3 minutes in CI
     pytest.mark.skipif(importlib.util.find_spec("airflow") is None,
                        reason="apache-airflow is not installed: make airflow-setup"),
 ]

@@ -16,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, group_members, table_rows
 from fingerprint import content_sha256
 from project_paths import day_file
@@ -88,6 +90,7 @@ def sleep_to_kill_moment(run: Backfill, rng: random.Random, first: float, rest: 
         time.sleep(rng.uniform(0, rest))
 
 
+@pytest.mark.timeout(1200)  # about 9 minutes in CI (README): twice that before it counts as hung
 def test_killed_backfill_leaves_whole_days_and_a_rerun_converges(spark, days, tmp_path, monkeypatch):
     from backfill import backfill
     assert backfill(spark, FIRST, LAST, show=lambda line: None)[0] == []

@@ -9,12 +9,16 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 from check_day import check_day
 from check_month import check_month
 from conftest import LATE_ORDER, ROOT, SEP_15, append_line, table_rows, table_version
 from run_args import day_loaded_by
 from held_write import ended_processes, release, wait_held
 from load_day import load_day
+
+pytestmark = pytest.mark.timeout(600)  # writer processes, each a JVM: over 2 minutes for the longest in CI
 
 CONFLICT = "DELTA_CONCURRENT_APPEND.WITHOUT_HINT"
 HELD_WRITE = ROOT / "tests" / "held_write.py"

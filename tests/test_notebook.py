@@ -5,10 +5,13 @@ import signal
 from pathlib import Path
 
 import nbformat
+import pytest
 from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 from conftest import ROOT, group_members
+
+pytestmark = pytest.mark.timeout(900)  # a kernel and its Spark; nbclient allows a cell 600 s
 
 GUARD = 'if __name__ == "__main__" and "__file__" in globals():'
 
