@@ -16,13 +16,19 @@ The spec in git is never edited (pipeline_setup.py writes each run's copy). The 
 lake/orders_raw and lake/orders_by_day. spark-pipelines' own lines (its flows' progress) are printed
 as they come; everything else it prints (its JVM's log, Python tracebacks) goes to
 logs/spark-pipelines.log, and a failed run ends with its error in one line. The last line says how long spark-pipelines took, its JVM's start included.
+One run (or dry run) at a time on a project folder: a second is refused at once, naming the first
+(a lock on lake/_pipeline/run.lock, held until the run and its spark-pipelines CLI end or die).
 """
 import argparse
+import fcntl
+import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from errors import ToolkitError, run_main
@@ -34,6 +40,7 @@ from run_args import add_root, add_verbose, check_range, parse_date
 PIPELINE_LINE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}: ")
 # An error's line: `PySparkException: [CONFLICTING_...] ...`, `Error: [UNRESOLVED_COLUMN...] ...`, `SyntaxError: ...`
 ERROR_LINE = re.compile(r"\b\w*(Exception|Error): (?P<named>\[[A-Z_.]+\])?.*")
+RUN_LOCK = "run.lock"  # in lake/_pipeline/: who runs the pipeline of this folder now
 
 
 def pipeline_command(args, spec_path) -> list:
@@ -59,15 +66,37 @@ def main_error(errors: list) -> str:
     return (named or errors)[-1].group(0).rstrip(";") if errors else ""
 
 
-def run_logged(command: list, verb: str, env: dict, verbose: bool) -> int:
-    """Run command in the project root. spark-pipelines sends its Python's and its JVM's output alike to
-    stdout: its own timestamped lines are shown, every line goes to the log (each on the terminal too
-    with --verbose). A failure is a ToolkitError naming the run's main error."""
+@contextmanager
+def only_run(command: str):
+    """Hold lake/_pipeline/run.lock (flock) for this run, noting the run in it; a ToolkitError naming the
+    run that holds it, at once, if another has it. The OS frees the lock when every process holding it
+    has ended or died: yields its descriptor, for the spark-pipelines CLI to hold it too."""
+    path = pipeline_home() / RUN_LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            running = lock.read().strip() or "a run that has not yet said which"
+            raise ToolkitError(f"run_pipeline.py is already running on this folder ({running}; "
+                               f"{shown(path)}): wait for it to end") from None
+        lock.truncate(0)
+        lock.write(f"pid {os.getpid()}: {command}\n")
+        lock.flush()
+        yield lock.fileno()
+
+
+def run_logged(command: list, verb: str, env: dict, verbose: bool, lock: int) -> int:
+    """Run command in the project root, the run's lock passed on. spark-pipelines sends its Python's and
+    its JVM's output alike to stdout: its own timestamped lines are shown, every line goes to the log
+    (each on the terminal too with --verbose). A failure is a ToolkitError naming the run's main error."""
     log = project_root() / LOGS / "spark-pipelines.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     began, errors = time.monotonic(), []
     with open(log, "a") as kept, subprocess.Popen(command, env=env, cwd=project_root(), text=True, errors="replace",
-                                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as child:
+                                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                                  pass_fds=(lock,)) as child:
         try:
             for line in child.stdout:
                 kept.write(line)
@@ -144,11 +173,12 @@ def main(argv=None) -> int:
             print(f"prepared {shown(path)}, {shown(pipeline_home() / 'conf')} (SPARK_CONF_DIR) and "
                   f"{shown(pipeline_home() / START_FILE)}; nothing run")
             return 0
-        path, env = prepare_run(args.spec.resolve(), args.window)
-        try:
-            return run_logged(pipeline_command(args, path), verb_of(args), env, args.verbose)
-        finally:
-            path.unlink(missing_ok=True)
+        with only_run(shlex.join(["run_pipeline.py", *(sys.argv[1:] if argv is None else argv)])) as lock:
+            path, env = prepare_run(args.spec.resolve(), args.window)
+            try:
+                return run_logged(pipeline_command(args, path), verb_of(args), env, args.verbose, lock)
+            finally:
+                path.unlink(missing_ok=True)
     return run_main(body, args.verbose)
 
 
