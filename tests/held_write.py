@@ -11,11 +11,15 @@ As a process, a real writer in its own JVM:
 runs load_day.py's main with the day's rows held (marker HOLD/<pid>.held);
     python tests/held_write.py --rounds load_day.py HOLD1=2026-09-03 HOLD2=2026-09-11
 makes one held write a round in the same process (and JVM): each round waits for HOLD/start, runs
-the script's main with that run date held on HOLD, then prints `round HOLD exit N`.
+the script's main with that run date held on HOLD, then prints `round HOLD exit N`;
+    python tests/held_write.py --first-loses HOLD parallel.py [ARGS]
+runs parallel.py's main with its runs in one session ordered by first_loses: of N runs started
+together, exactly N - 1 commit and the first loses a write conflict.
 """
 import importlib
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -66,6 +70,65 @@ def hold_loads(hold: Path) -> None:
     load_day.read_orders = lambda spark, found, day: held(day_file_check.read_orders(spark, found, day), hold, name)
 
 
+def newest_version(table: Path) -> int:
+    """The table's newest commit, from its log's file names (-1 when it has none)."""
+    return max((int(path.stem) for path in (table / "_delta_log").glob("*.json") if path.stem.isdigit()), default=-1)
+
+
+def wait_until(condition, what: str, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up after {timeout:.0f} s waiting for {what}"
+        time.sleep(0.05)
+
+
+def first_loses(hold: Path, run_dates):
+    """A read_orders for load_day that forces the outcome of runs started together in one session
+    (parallel.py's run_at_once): the first run's write is held inside its transaction (HOLD/first.held);
+    each other run waits, before its own transaction starts, for that hold and then for its turn (the
+    table one commit further for each run before it in date order), so they commit one by one; once the
+    last has committed, HOLD/go lets the held write go on, and it loses a write conflict to commits it
+    did not see. Only one write is held at a time: it works on two task slots. Once go exists, every
+    load passes as it is (a retry of the loser, any later load)."""
+    import day_file_check
+    from project_paths import table_path
+    from run_args import as_date, day_loaded_by
+    hold.mkdir(parents=True, exist_ok=True)
+    first, *others = sorted(day_loaded_by(as_date(run_date)) for run_date in run_dates)
+    start = []  # the table's version when the first write was held: every other run read it or later
+    lock = threading.Lock()
+
+    def started() -> int:
+        wait_until(lambda: (hold / "first.held").exists(), f"the write of {first} to be held")
+        with lock:
+            if not start:
+                start.append(newest_version(table_path()))
+        return start[0]
+
+    def release_after_the_others():
+        version = started()
+        wait_until(lambda: newest_version(table_path()) >= version + len(others), "the other runs' commits", 600)
+        release(hold)
+
+    def read_orders(spark, found, day):
+        frame = day_file_check.read_orders(spark, found, day)
+        if (hold / "go").exists():
+            return frame
+        if day == first:
+            threading.Thread(target=release_after_the_others, daemon=True).start()
+            return held(frame, hold, "first")
+        version = started() + others.index(day)
+        wait_until(lambda: newest_version(table_path()) >= version, f"commit {version} before the run of {day}")
+        return frame
+    return read_orders
+
+
+def hold_first_run(hold: Path, run_dates) -> None:
+    """From now on, loads in this process follow first_loses(hold, run_dates)."""
+    import load_day
+    load_day.read_orders = first_loses(hold, run_dates)
+
+
 def main(hold: str, script: str, *args) -> int:
     hold_loads(Path(hold))
     return importlib.import_module(Path(script).stem).main(list(args))
@@ -83,9 +146,18 @@ def rounds(script: str, *rounds: str) -> int:
     return 0
 
 
+def first_run_loses(hold: str, script: str, *args) -> int:
+    """The script's main (parallel.py's) with its runs, as its parse_args gives them, ordered by first_loses."""
+    module = importlib.import_module(Path(script).stem)
+    hold_first_run(Path(hold).resolve(), module.parse_args(list(args)).run_dates)
+    return module.main(list(args))
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the UDF's worker needs pyspark
     if sys.argv[1] == "--rounds":
         raise SystemExit(rounds(*sys.argv[2:]))
+    if sys.argv[1] == "--first-loses":
+        raise SystemExit(first_run_loses(*sys.argv[2:]))
     raise SystemExit(main(*sys.argv[1:]))

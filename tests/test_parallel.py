@@ -1,4 +1,8 @@
-"""Runs at once on real Delta: the unpartitioned table's write conflict, the partitioned table, retries."""
+"""Runs at once on real Delta: the unpartitioned table's write conflict, the partitioned table, retries.
+
+The conflict is forced, not hoped for (tests/held_write.py's first_loses): the first run's write is held
+inside its transaction while the three others commit one by one, so exactly three win and the first loses.
+"""
 import re
 import shutil
 from functools import partial
@@ -8,6 +12,7 @@ import pytest
 from backfill import backfill
 from conftest import run_script, table_rows, table_version
 from delta_session import partition_columns
+from held_write import first_loses
 from run_args import day_loaded_by, run_dates
 from load_day import load_day, load_retrying
 from parallel import one_try, run_at_once, summary
@@ -29,13 +34,15 @@ def days_of(rows, run_dates_) -> list:
     return [row for row in rows if row[-1] in days]
 
 
-def test_runs_that_lose_the_race_change_nothing_and_a_rerun_loads_them(september, spark):
+def test_runs_that_lose_the_race_change_nothing_and_a_rerun_loads_them(september, spark, monkeypatch):
     full, before = without_runs_days(spark)
     version = table_version(spark)
+    monkeypatch.setattr("load_day.read_orders", first_loses(september / "hold", RUNS))
     results = run_at_once(spark, RUNS)
     won = [run_date for run_date, ok, _ in results if ok]
     lost = [run_date for run_date, ok, _ in results if not ok]
-    assert won and lost, results  # the barrier makes them race; at least one commits first
+    assert won and lost, results
+    assert (won, lost) == (RUNS[1:], RUNS[:1]), results  # the first held while the three others commit
     assert [line for _, ok, line in results if not ok] == [f"run {d} failed: {CONFLICT}" for d in lost]
     assert table_rows(spark) == sorted(before + days_of(full, won))
     assert table_version(spark) == version + len(won)
@@ -44,15 +51,17 @@ def test_runs_that_lose_the_race_change_nothing_and_a_rerun_loads_them(september
     assert table_rows(spark) == full
 
 
-def test_a_lost_conflict_is_retried_until_every_run_has_loaded(september, spark):
+def test_a_lost_conflict_is_retried_until_every_run_has_loaded(september, spark, monkeypatch):
     full, _ = without_runs_days(spark)
     retries = []
+    monkeypatch.setattr("load_day.read_orders", first_loses(september / "hold", RUNS))
     results = run_at_once(spark, RUNS, load=partial(load_retrying, show=retries.append))
     assert [ok for _, ok, _ in results] == [True] * 4, results
     assert retries, "no run lost a conflict, so nothing was retried"
     for line in retries:
         assert re.fullmatch(rf"run 2026-09-0[2-5] lost a write conflict \({re.escape(CONFLICT)}\); "
                             r"attempt [2-8] of 8 in \d+\.\d s", line), line
+    assert len(retries) == 1 and retries[0].startswith(f"run {RUNS[0]} lost a write conflict "), retries
     assert table_rows(spark) == full
 
 
@@ -103,7 +112,7 @@ def test_bad_parallel_arguments_are_usage_errors(tmp_path, script, args, message
 
 
 def test_parallel_script_on_a_fresh_september_prints_a_line_per_run(days):
-    result = run_script("parallel.py", cwd=days)
+    result = run_script("tests/held_write.py", "--first-loses", "hold", "parallel.py", cwd=days)
     lines = result.stdout.splitlines()
     assert (result.returncode, result.stderr) == (0, ""), result
     assert lines[0] == "created orders_daily empty first, so that the runs do not race to create it"
@@ -116,6 +125,9 @@ def test_parallel_script_on_a_fresh_september_prints_a_line_per_run(days):
     assert 1 <= won < 4
     assert lines[5].startswith(f"{won} of 4 runs succeeded; orders_daily holds whole days only; "
                                "load the others with: python backfill.py 2026-09-0")
+    assert lines[1] == f"run 2026-09-02 failed: {CONFLICT}" and won == 3  # held first, it alone lost
+    assert lines[5] == ("3 of 4 runs succeeded; orders_daily holds whole days only; "
+                        "load the others with: python backfill.py 2026-09-02 2026-09-02")
 
 
 def test_summary_groups_the_tries_by_how_many_runs_succeeded():
