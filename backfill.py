@@ -2,11 +2,15 @@
 
     python backfill.py 2026-09-02 2026-10-01     # the 30 runs that load September
     python backfill.py 2026-09-02 2026-10-01 --parallel 4    # 4 runs at once, see docs/parallel.md
+    python backfill.py 2026-09-02 2026-10-01 --days-per-commit all   # September in one Delta commit
 
 A line per run as it goes, with its place and its time (`12/365 run 2026-09-13 loaded ... (1.02 s)`);
 the closing line ends with the whole backfill's time, Spark's start included. A failed run (no file, bad data, a failed check) is
 reported and the backfill goes on with the next date, as an orchestrator's backfill does; the
 closing line counts and names the failed run dates, and the exit code is 1 if any failed.
+With --days-per-commit N the days go to the table N at a time, each N in one commit checked in one
+query (load_days.py); a run's line then ends with its commit, each commit has a line of its own,
+and the closing line counts the commits.
 Rerunning it, or starting over after a stop, ends with the same table.
 
     python backfill.py 2026-09-02 2026-10-01 --reprocess changed   # only days whose data is not right
@@ -24,11 +28,12 @@ from functools import partial
 
 from delta_session import TABLE, delta_spark, orders_table, table_exists
 from errors import one_line, run_main
-from run_args import add_root, add_verbose, check_range, parse_date, run_dates
+from run_args import add_root, add_verbose, check_range, parse_date, parse_days_per_commit, run_dates
 from spark_jvm import LASTING_RUNS
 from table_schema import PARTITION_COLUMN
 from check_day import check_day
 from load_day import load_day, load_retrying
+from load_days import load_days
 from reprocess import REPROCESS, dates_to_run, dry_run
 
 
@@ -53,56 +58,70 @@ def table_summary(spark) -> str:
     return f"{TABLE} has {days} days, {orders} orders"
 
 
-def backfill(spark, first, last, show=print, reprocess="all", workers=1, planned=None) -> tuple:
+def backfill(spark, first, last, show=print, reprocess="all", workers=1, planned=None,
+             days_per_commit=1) -> tuple:
     """Run the dates from first to last that reprocess chooses (all: every one), workers at once;
     show each run's line; return (failed dates, closing line). planned(n), if given, hears how
-    many runs there will be before the first one starts."""
+    many runs there will be before the first one starts. days_per_commit other than 1 loads the
+    days in commits of up to that many days each (0: all in one commit), see load_days.py."""
     table_exists(spark)  # a damaged table stops the backfill in one line, before its first run
     dates = dates_to_run(spark, first, last, reprocess)
     if planned is not None:
         planned(len(dates))
     skipped = len(run_dates(first, last)) - len(dates)
-    if workers > 1:
-        failed = run_parallel(spark, dates, workers, show)
+    made, commits = [], ""
+    if days_per_commit == 1:
+        units = [partial(one_run, spark, run_date) for run_date in dates]
     else:
-        failed = run_in_order(spark, dates, show)
+        size = days_per_commit or max(len(dates), 1)
+        groups = [dates[at:at + size] for at in range(0, len(dates), size)]
+        units = [partial(one_commit, spark, group, f"commit {number} of {len(groups)}", made)
+                 for number, group in enumerate(groups, start=1)]
+    failed = run_units(spark, units, workers, show)
+    if days_per_commit != 1:
+        commits = f" in {len(made)} commit{'' if len(made) == 1 else 's'}"
     named = f" ({', '.join(map(str, failed))})" if failed else ""
     skips = f", {skipped} skipped" if skipped else ""
-    return failed, f"ran {len(dates)} runs, {len(failed)} failed{named}{skips}; {table_summary(spark)}"
+    return failed, f"ran {len(dates)} runs{commits}, {len(failed)} failed{named}{skips}; {table_summary(spark)}"
 
 
-def run_in_order(spark, dates, show) -> list:
-    """Run dates one after the other, retrying lost write conflicts (another process may write
-    the table too); return the failed ones."""
-    failed = []
-    for run_date in dates:
-        ok, line = run_one(spark, run_date, partial(load_retrying, show=show))
-        show(line)
-        if not ok:
-            failed.append(run_date)
-    return failed
+def one_run(spark, run_date, show) -> list:
+    """A unit of run_units: one run, retrying lost write conflicts (another writer may commit meanwhile)."""
+    ok, line = run_one(spark, run_date, partial(load_retrying, show=show))
+    return [(run_date, ok, line)]
 
 
-def run_parallel(spark, dates, workers: int, show, attempts=None) -> list:
-    """Run dates workers at once in this session, retrying lost write conflicts; return the failed ones.
+def one_commit(spark, group, what: str, made: list, show) -> list:
+    """A unit of run_units: the days of group's runs in one commit (load_days); its runs' lines, then
+    the commit's own line (run date None). A commit that landed is added to made."""
+    started = time.perf_counter()
+    days, results = load_days(spark, group, what, show)
+    if days:
+        made.append(what)
+    written = f"{days} day{'' if days == 1 else 's'} in one commit" if days else "nothing written"
+    return results + [(None, True, f"{what}: {written}, {sum(ok for _, ok, _ in results)} of {len(group)} "
+                                   f"runs ok ({time.perf_counter() - started:.2f} s)")]
 
-    Lines come in the order runs end. While there is no table, runs go one at a time until one
-    creates it (first writes would race)."""
+
+def run_units(spark, units, workers: int, show) -> list:
+    """Call each unit(show) (one run, or one commit of runs), workers at once, and show the lines it
+    returns; return the failed run dates. Lines come in the order units end. While there is no table,
+    units go one at a time until one creates it (first writes would race)."""
     failed, lock = [], threading.Lock()
-
-    def one(run_date):
-        ok, line = run_one(spark, run_date, partial(load_retrying, show=safe_show, attempts=attempts))
-        safe_show(line)
-        if not ok:
-            with lock:
-                failed.append(run_date)
 
     def safe_show(line):
         with lock:
             show(line)
 
-    waiting = list(dates)
-    while waiting and not table_exists(spark):
+    def one(unit):
+        results = unit(safe_show)
+        with lock:
+            for run_date, ok, line in results:
+                show(line)
+                failed.extend([] if ok else [run_date])
+
+    waiting = list(units)
+    while waiting and (workers == 1 or not table_exists(spark)):
         one(waiting.pop(0))
     if waiting:
         orders_table(spark)  # register the table once, before the threads read it
@@ -111,7 +130,8 @@ def run_parallel(spark, dates, workers: int, show, attempts=None) -> list:
     return sorted(failed)
 
 
-RUN_LINE = re.compile(r".* \(\d+\.\d\d s\)")  # a run's line from run_one; a retry's line has no (N.NN s)
+# A run's line: from run_one, ending in its time; from load_days, ending in its commit. A retry's has neither.
+RUN_LINE = re.compile(r"run .* \((\d+\.\d\d s|.*commit \d+ of \d+.*)\)")
 
 
 class Progress:
@@ -139,7 +159,10 @@ def parse_args(argv):
                         help="which run dates to run, from the state of their day (default: all)")
     parser.add_argument("--dry-run", action="store_true", help="print what would run and why; write nothing")
     parser.add_argument("--parallel", type=int, metavar="N", default=1,
-                        help="N runs at once; a run that loses a write conflict is retried")
+                        help="N runs (or commits) at once; one that loses a write conflict is retried")
+    parser.add_argument("--days-per-commit", type=parse_days_per_commit, metavar="N", default=1,
+                        help="load the days in Delta commits of up to N days, checked in one query "
+                             "each (0 or all: one commit; default 1, a commit a run)")
     add_verbose(parser)
     add_root(parser)
     args = parser.parse_args(argv)
@@ -149,9 +172,10 @@ def parse_args(argv):
     return args
 
 
-def lasting(first, last) -> bool:
-    """A backfill of LASTING_RUNS run dates or more lasts long enough for Java's full JIT to pay back."""
-    return len(run_dates(first, last)) >= LASTING_RUNS
+def lasting(first, last, per_commit: int = 1) -> bool:
+    """A backfill of LASTING_RUNS runs or commits or more lasts long enough for Java's full JIT to pay back."""
+    runs = len(run_dates(first, last))
+    return (runs if per_commit == 1 else -(-runs // (per_commit or runs))) >= LASTING_RUNS
 
 
 def main(argv=None) -> int:
@@ -159,13 +183,14 @@ def main(argv=None) -> int:
     started = time.perf_counter()
 
     def body():
-        spark = delta_spark("backfill", lasting=lasting(args.first, args.last))
+        spark = delta_spark("backfill", lasting=lasting(args.first, args.last, args.days_per_commit))
         if args.dry_run:
             print("\n".join(dry_run(spark, args.first, args.last, args.reprocess)))
             return 0
         progress = Progress()
         failed, closing = backfill(spark, args.first, args.last, show=progress, reprocess=args.reprocess,
-                                   workers=args.parallel, planned=progress.planned)
+                                   workers=args.parallel, planned=progress.planned,
+                                   days_per_commit=args.days_per_commit)
         print(f"{closing} ({time.perf_counter() - started:.1f} s)")
         return 1 if failed else 0
     return run_main(body, args.verbose)

@@ -111,6 +111,35 @@ def first_ids(kinds, kind: str) -> str:
     return listed(ids[:5]) + (", ..." if len(ids) > 5 else "")
 
 
+KINDS = {"missing": "copies IS NULL", "not in the file": "in_file IS NULL", "duplicated": "copies > 1"}
+
+
+def check_days(spark, found_days: list, in_files) -> dict:
+    """{day: (ok, message)} for the days of one commit, [(day, DayFile)], in one Spark query: the
+    table's rows of those days against in_files (read_days' frame of their files), by day and order id."""
+    from pyspark.sql import functions as F
+    days = [day for day, _ in found_days]
+    in_table = (orders_table(spark).where(F.col(PARTITION_COLUMN).isin(days))
+                .groupBy(PARTITION_COLUMN, "order_id").agg(F.count("*").alias("copies")))
+    joined = (in_files.select(PARTITION_COLUMN, "order_id", F.lit(True).alias("in_file"))
+              .join(in_table, [PARTITION_COLUMN, "order_id"], "full_outer"))
+    per_kind = [agg for name, (kind, when) in enumerate(KINDS.items()) for agg in (
+        F.count(F.when(F.expr(when), 1)).alias(f"n{name}"),
+        F.slice(F.sort_array(F.collect_list(F.when(F.expr(when), F.col("order_id")))), 1, 6).alias(f"ids{name}"))]
+    counted = {row[PARTITION_COLUMN]: row for row in
+               joined.groupBy(PARTITION_COLUMN).agg(F.coalesce(F.sum("copies"), F.lit(0)).alias("rows"),
+                                                    *per_kind).collect()}
+    return {day: day_counts(day, found.count, counted.get(day)) for day, found in found_days}
+
+
+def day_counts(day, orders: int, row):
+    """check_days' verdict for one day from its row of counts (None: neither the file nor the table has an id)."""
+    if row is None:
+        return day_verdict(day, 0, orders, {kind: (0, "") for kind in KINDS})
+    return day_verdict(day, row.rows, orders,
+                       {kind: (row[f"n{name}"], listed(row[f"ids{name}"])) for name, kind in enumerate(KINDS)})
+
+
 def check_day(spark, run_date):
     """Compare the day run_date loads with its file; return (ok, message)."""
     day = day_loaded_by(as_date(run_date))

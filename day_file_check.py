@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import reduce
 
 from errors import ToolkitError
 from project_paths import day_file, shown
@@ -19,6 +20,7 @@ from table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
 ORDER_ID = re.compile(r"\d{1,18}")
 AMOUNT = re.compile(r"-?\d{1,10}(\.\d{1,2})?")
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
+DAY_FILE_NAME = r"^(\d{4}-\d{2}-\d{2})\.csv$"  # project_paths.day_file: the day, then .csv
 
 
 @dataclass
@@ -114,7 +116,6 @@ def bad_line(path, line: int, problem: str) -> ToolkitError:
     return ToolkitError(f"{shown(path)} line {line}: {problem}")
 
 
-
 def read_orders(spark, found: DayFile, day: dt.date):
     """The file as a DataFrame with the table's columns, read with an explicit schema."""
     from pyspark.sql import functions as F
@@ -123,6 +124,22 @@ def read_orders(spark, found: DayFile, day: dt.date):
             .csv(str(found.path))
             .select(*COLUMNS)
             .withColumn(PARTITION_COLUMN, F.lit(day).cast(PARTITION_TYPE)))
+
+
+def read_days(spark, found_days: list):
+    """The files of several days as one DataFrame, like read_orders: [(day, DayFile)], one read per
+    column order (a header may name the columns in any order), each row's day from its file's name."""
+    from pyspark.sql import functions as F
+    by_columns = {}
+    for _, found in found_days:
+        by_columns.setdefault(tuple(found.columns), []).append(str(found.path))
+    frames = [(spark.read.schema(columns_ddl(columns))
+               .options(header=True, mode="FAILFAST", timestampFormat="yyyy-MM-dd'T'HH:mm:ss")
+               .csv(paths)
+               .select(*COLUMNS, F.regexp_extract("_metadata.file_name", DAY_FILE_NAME, 1)
+                       .cast(PARTITION_TYPE).alias(PARTITION_COLUMN)))
+              for columns, paths in by_columns.items()]
+    return reduce(lambda one, other: one.unionByName(other), frames)
 
 
 def line_of_id(found: DayFile, order_id: int) -> int:

@@ -63,20 +63,22 @@ def latest_loads(spark, first_day, last_day) -> dict:
                 if commit.version <= before.get(day, math.inf):
                     before[day] = restored[2]
             continue
-        lineage = parsed_lineage(commit.userMetadata)
-        day = as_date(lineage["day"]) if lineage.get("day") else None
-        if day and first <= day <= last and day not in loads and commit.version <= before.get(day, math.inf):
-            loads[day] = lineage
+        for lineage in commit_loads(commit.userMetadata):
+            day = as_date(lineage["day"])
+            if first <= day <= last and day not in loads and commit.version <= before.get(day, math.inf):
+                loads[day] = lineage
     return loads
 
 
-def parsed_lineage(text: str) -> dict:
-    """A commit's lineage JSON; {} for user metadata some other tool wrote."""
+def commit_loads(text: str) -> list:
+    """The lineage of each day a commit loaded: one for load_day's commit, one a day for load_days'
+    ({"days": [...]}); [] for user metadata some other tool wrote."""
     try:
-        lineage = json.loads(text)
+        found = json.loads(text)
     except ValueError:
-        return {}
-    return lineage if isinstance(lineage, dict) and "sha256" in lineage else {}
+        return []
+    entries = found["days"] if isinstance(found, dict) and isinstance(found.get("days"), list) else [found]
+    return [entry for entry in entries if isinstance(entry, dict) and "sha256" in entry and "day" in entry]
 
 
 def file_sha256(day) -> str:

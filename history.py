@@ -7,7 +7,9 @@ A line per commit: `version N | operation | predicate | rows_written | run RUN_D
 e.g. `version 30 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file 5a1c0e9b2f47`.
 A commit of another writer ends with its user metadata instead of the load's run and file, e.g.
 restore_day.py's `version 31 | WRITE | order_date = DATE'2026-09-15' | 3 | restore_day: 2026-09-15 from version 29`.
-The version is what restore_day.py --version takes.
+A commit of many days (backfill.py --days-per-commit) names them as a range and a count, e.g.
+`version 0 | WRITE | order_date IN 30 days 2026-09-01 .. 2026-09-30 | 130 | runs 2026-09-02 .. 2026-10-01 | 30 files`;
+--json shows each day's lineage. The version is what restore_day.py --version takes.
 """
 import argparse
 import json
@@ -15,6 +17,7 @@ import json
 from delta_session import delta_spark, history_frame, orders_table
 from errors import run_main
 from run_args import add_root, add_verbose
+from table_schema import PARTITION_COLUMN
 
 
 def table_history(spark, limit: int = 10) -> list:
@@ -50,9 +53,16 @@ def clean_predicate(predicate: str) -> str:
 
 
 def history_line(entry: dict) -> str:
-    fields = [f"version {entry['version']}", entry["operation"], entry["predicate"], str(entry["rows_written"])]
+    """One line a commit; a commit of many days (load_days) names them as a range and a count."""
+    days = entry["lineage"].get("days") if isinstance(entry["lineage"].get("days"), list) else None
+    predicate = entry["predicate"]
+    if days:
+        predicate = f"{PARTITION_COLUMN} IN {len(days)} days {days[0]['day']} .. {days[-1]['day']}"
+    fields = [f"version {entry['version']}", entry["operation"], predicate, str(entry["rows_written"])]
     lineage = entry["lineage"]
-    if lineage:
+    if days:
+        fields += [f"runs {days[0]['run_date']} .. {days[-1]['run_date']}", f"{len(days)} files"]
+    elif lineage:
         fields += [f"run {lineage.get('run_date', '?')}", f"file {lineage.get('sha256', '?')[:12]}"]
     elif entry["note"]:
         fields.append(entry["note"])

@@ -45,11 +45,15 @@ def ids_on_other_days(spark, found: DayFile, orders, day: dt.date) -> list:
     return sorted((row.order_id, row[PARTITION_COLUMN]) for row in stored.limit(5).collect())
 
 
+def lineage_entry(run_date: dt.date, day: dt.date, found: DayFile) -> dict:
+    """What a load of one day wrote: its run, its day, and its file's size, sha256 and rows."""
+    return {"run_date": str(run_date), "day": str(day), "file": shown(found.path), "size": found.size,
+            "sha256": found.sha256, "rows_read": found.count, "rows_written": found.count}
+
+
 def lineage(run_date: dt.date, day: dt.date, found: DayFile) -> str:
     """What this commit loaded, as JSON for the commit's user metadata."""
-    return json.dumps({"run_date": str(run_date), "day": str(day), "file": shown(found.path),
-                       "size": found.size, "sha256": found.sha256,
-                       "rows_read": found.count, "rows_written": found.count}, sort_keys=True)
+    return json.dumps(lineage_entry(run_date, day, found), sort_keys=True)
 
 
 def load_day(spark, run_date) -> str:

@@ -33,6 +33,15 @@ def parse_month(text: str) -> dt.date:
     return dt.date.fromisoformat(f"{text}-01")
 
 
+def parse_days_per_commit(text: str) -> int:
+    """backfill.py's --days-per-commit for argparse: a whole number of days, 0 or `all` for the whole range."""
+    if text == "all":
+        return 0
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days (or all)")
+    return int(text)
+
+
 def as_date(value) -> dt.date:
     """A date from a date or an ISO string, for functions called from a notebook or a test."""
     if isinstance(value, dt.date):
