@@ -7,6 +7,9 @@
 Every day counts, also one with no file and no rows. Draws the month as a calendar with each day's
 state (day_states.py says what each means), then a PROBLEM line per day that does not match its file
 or whose file changed since its load, and a closing line; exit 0 when all days match, 1 otherwise.
+A day whose run date is after today is `future`, not a problem: on 2 December, December passes when
+1 December matches. Today is the real date unless --today says otherwise, read in main only: the one
+place the toolkit reads a clock.
 """
 import argparse
 import calendar
@@ -43,16 +46,23 @@ def check_month(spark, month, today=None) -> tuple:
 
 
 def month_verdict(month, states) -> tuple:
-    """(ok, PROBLEM lines and the closing line) for a month's day states."""
-    lines = [problem_line(found) for found in states if not found.matches or found.state == "changed"]
+    """(ok, PROBLEM lines and the closing line) for a month's day states. A `future` day is no problem:
+    its run has not come yet, so a month in progress passes when every day up to the last loadable one
+    matches."""
+    checked = [found for found in states if found.state != "future"]
+    lines = [problem_line(found) for found in checked if not found.matches or found.state == "changed"]
     bad = len(lines)
-    label = first_of(month).strftime("%Y-%m")
-    if bad:
-        lines.append(f"PROBLEM {label}: {bad} of {len(states)} days do not match")
-    else:
-        orders = sum(found.rows for found in states)
-        lines.append(f"ok {label}: all {len(states)} days match their files, {orders} orders")
+    lines.append(closing_line(first_of(month).strftime("%Y-%m"), checked, len(states) - len(checked), bad))
     return bad == 0, lines
+
+
+def closing_line(label: str, checked: list, future: int, bad: int) -> str:
+    """`ok 2026-12: all 1 days up to 2026-12-01 match their files, 5 orders (30 future)`, or its PROBLEM."""
+    days = f"{len(checked)} days" + (f" up to {checked[-1].day}" if future and checked else "")
+    after = f" ({future} future)" if future else ""
+    if bad:
+        return f"PROBLEM {label}: {bad} of {days} do not match{after}"
+    return f"ok {label}: all {days} match their files, {sum(found.rows for found in checked)} orders{after}"
 
 
 def problem_line(found) -> str:

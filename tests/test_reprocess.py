@@ -11,6 +11,8 @@ from check_month import check_month, main as check_month_main, month_states
 from day_states import DayState
 from project_paths import day_file
 from history import main as history_main, table_history
+from load_day import main as load_day_main
+from make_days import make_days
 from month_calendar import draw_calendar, wants_colour
 from reprocess import dry_run
 
@@ -139,7 +141,37 @@ def test_future_days_and_json(september, spark, capsys):
                                  "check": "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing",
                                  "file_sha256": sha256(SEP_15), "loaded_sha256": sha256(SEP_15),
                                  "loaded_by_run": "2026-09-16"}
-    assert found["lines"] == ["ok 2026-09: all 30 days match their files, 130 orders"]
+    assert found["lines"] == ["ok 2026-09: all 19 days up to 2026-09-19 match their files, 81 orders (11 future)"]
+
+
+DECEMBER_ON_THE_2ND = """\
+December 2026: 1 ok, 30 future
+Mon       Tue       Wed       Thu       Fri       Sat       Sun
+           1 ok      2 future  3 future  4 future  5 future  6 future
+ 7 future  8 future  9 future 10 future 11 future 12 future 13 future
+14 future 15 future 16 future 17 future 18 future 19 future 20 future
+21 future 22 future 23 future 24 future 25 future 26 future 27 future
+28 future 29 future 30 future 31 future
+
+ok 2026-12: all 1 days up to 2026-12-01 match their files, 3 orders (30 future)
+"""
+
+
+def test_a_month_in_progress_passes_when_every_day_up_to_yesterday_matches(spark, tmp_path, monkeypatch, capsys):
+    """On 2 December, after its run, December is 1 day loaded and 30 to come: future, not problems.
+    2 December's file is still being written; the day after, its run not done, it is missing."""
+    monkeypatch.chdir(tmp_path)
+    make_days(dt.date(2026, 12, 1), dt.date(2026, 12, 2))
+    assert load_day_main(["2026-12-02"]) == 0
+    capsys.readouterr()
+    assert check_month_main(["2026-12", "--today", "2026-12-02"]) == 0
+    assert capsys.readouterr().out == DECEMBER_ON_THE_2ND
+    ids = ", ".join(str(20261202_00 + n) for n in (1, 2, 3))
+    assert check_month(spark, "2026-12", "2026-12-03") == (False, [
+        f"PROBLEM 2026-12-02: 0 rows for the file's 3 orders, 3 missing ({ids})",
+        "PROBLEM 2026-12: 1 of 2 days up to 2026-12-02 do not match (29 future)"])
+    assert check_month(spark, "2027-01", "2026-12-02") == (True, ["ok 2027-01: all 0 days match their files, "
+                                                                  "0 orders (31 future)"])
 
 
 def test_september_2026_calendar_starts_on_a_tuesday_in_five_week_rows():
