@@ -42,6 +42,20 @@ from conftest import run_script
     ("make_days.py", ["--from", "2016-09-01"], "3682 days is more than 3660; write a shorter range"),
     ("load_day.py", ["2026-09-16", "--root", "no/such/folder"], "argument --root: 'no/such/folder' is not a folder"),
     ("failed_day.py", ["2026-09-21", "--root"], "argument --root: expected one argument"),
+    ("run_pipeline.py", ["--refresh", "orders"],
+     "argument --refresh: orders: not a dataset of the pipeline (orders_raw, orders_by_day)"),
+    ("run_pipeline.py", ["--full-refresh", "orders_raw,orders_view"],
+     "argument --full-refresh: orders_view: not a dataset of the pipeline (orders_raw, orders_by_day)"),
+    ("run_pipeline.py", ["--dry-run", "--refresh", "orders_by_day"],
+     "--dry-run takes no refresh selection: a dry run reads and writes no data"),
+    ("run_pipeline.py", ["--window", "2026-09-12", "2026-09-10"], "FIRST 2026-09-12 is after LAST 2026-09-10"),
+    ("run_pipeline.py", ["--window", "2026-09-10"], "argument --window: expected 2 arguments"),
+    ("run_pipeline.py", ["--full-refresh-all", "yes"], "unrecognized arguments: yes"),
+    ("spark_server.py", ["start", "--port", "80"], "--port must be between 1024 and 65535, not 80"),
+    ("spark_server.py", ["start", "--port", "65536"], "--port must be between 1024 and 65535, not 65536"),
+    ("spark_server.py", ["start", "--port", "next"], "argument --port: invalid int value: 'next'"),
+    ("spark_server.py", ["restart"], "argument command: invalid choice: 'restart'"),
+    ("spark_server.py", [], "the following arguments are required: command"),
 ])
 def test_bad_arguments_are_usage_errors_before_spark(tmp_path, script, args, message):
     done = run_script(script, *args, cwd=tmp_path)
