@@ -18,8 +18,6 @@ Settings from the environment (read when the file is parsed, by the scheduler an
     SHOP_RETRY_DELAY_SECONDS   wait before a retry (default 300); tests set both low
 """
 import datetime as dt
-import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -27,23 +25,16 @@ from airflow.providers.standard.operators.bash import BashOperator
 from airflow.sdk import DAG
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # shop_settings.py, beside this file
-from shop_settings import default_args, project_home, project_python  # noqa: E402
+from shop_settings import default_args, project_home, project_python, script_command  # noqa: E402
 
 RUN_DATE = "{{ ds }}"
-
-
-def script_command(python: str, script: str) -> str:
-    """The shell line a task runs; quoted because a project folder may contain spaces. With
-    SHOP_SPARK_REMOTE set, bash passes its value on as SPARK_REMOTE when the task runs."""
-    warm = 'SPARK_REMOTE="$SHOP_SPARK_REMOTE" ' if os.environ.get("SHOP_SPARK_REMOTE") else ""
-    return f"{warm}{shlex.quote(python)} {script} {RUN_DATE}"
 
 
 def toolkit_task(dag: DAG, script: str, home: Path, python: str) -> BashOperator:
     # skip_on_exit_code=None: every non-zero exit is a failure (the default would skip on 99).
     return BashOperator(
         task_id=Path(script).stem,
-        bash_command=script_command(python, script),
+        bash_command=script_command(python, script, RUN_DATE),
         cwd=str(home),
         skip_on_exit_code=None,
         dag=dag,

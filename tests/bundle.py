@@ -65,11 +65,18 @@ def unknown_keys(bundle: dict) -> list:
 
 
 def task_argv(task: dict, run_date: str, variables: dict) -> list:
-    """The argv a spark_python_task's script gets: its file, then its parameters with the run's values."""
+    """The argv a shop_daily task's script gets for a run with this run_date."""
+    return job_task_argv(task, {"run_date": run_date}, variables)
+
+
+def job_task_argv(task: dict, job_parameters: dict, variables: dict) -> list:
+    """The argv a spark_python_task's script gets: its file, then its parameters with the run's job
+    parameters ({{job.parameters.NAME}}) and the bundle's variables (${var.NAME}) filled in."""
     script = task["spark_python_task"]
     argv = [str(BUNDLE.parent / script["python_file"])]
     for parameter in script.get("parameters", []):
-        parameter = parameter.replace("{{job.parameters.run_date}}", run_date)
+        for name, value in job_parameters.items():
+            parameter = parameter.replace("{{job.parameters.%s}}" % name, str(value))
         for name, value in variables.items():
             parameter = parameter.replace("${var.%s}" % name, str(value))
         argv.append(parameter)

@@ -8,6 +8,8 @@ The DAG's tasks and the test's own checks run on a warm Spark Connect server (sp
 the test starts beside Airflow and stops after it, so no task pays a Spark start.
 Scenario: one day's file is missing, a backfill over it fails only the run that loads that day,
 the file comes back, and a backfill with --reprocess-behavior failed reruns that run alone.
+Then shop_backfill, triggered with a range holding a missing day: one commit of the other days, a
+failed task whose log names the missing day, check_month.py finding it; and a trigger without `last`.
 """
 import datetime as dt
 import importlib.util
@@ -29,6 +31,7 @@ import pytest
 
 from conftest import wait_for  # noqa: F401 (test_pipeline_dag.py and bench_dag.py take it from here too)
 from connect_server import free_port
+from run_args import run_dates
 
 pytestmark = [
     pytest.mark.airflow,
@@ -204,9 +207,10 @@ def seconds(run: dict) -> float:
     return (end - start).total_seconds()
 
 
-@pytest.fixture
-def shop(tmp_path):
-    shop = Shop(copy_project(tmp_path / "shop"))
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    """One Airflow for the file's tests: they load days that do not overlap (19..22 Sep and 1..14 Sep)."""
+    shop = Shop(copy_project(tmp_path_factory.mktemp("e2e") / "shop"))
     try:
         shop.start()
         yield shop
@@ -276,3 +280,67 @@ for run_date in sys.argv[1:]:
 days = sorted(str(r[0]) for r in orders_table(spark).select("order_date").distinct().collect())
 print("days in table: " + " ".join(days))
 """
+
+
+# shop_backfill over runs 2 .. 15 Sep (days 1 .. 14), with 8 Sep's file missing.
+RANGE = {"first": "2026-09-02", "last": "2026-09-15"}
+GAP_DAY, GAP_RUN = "2026-09-08", "2026-09-09"
+
+
+def trigger(shop: Shop, run_id: str, conf: dict) -> None:
+    shop.sh("airflow", "dags", "trigger", "shop_backfill", "--run-id", run_id, "--conf", json.dumps(conf))
+
+
+def run_state(shop: Shop, run_id: str, dag_id="shop_backfill") -> str:
+    rows = shop.stored("SELECT state FROM dag_run WHERE dag_id = ? AND run_id = ?", dag_id, run_id)
+    return rows[0][0] if rows else ""
+
+
+def command_output(shop: Shop, run_id: str, task_id="backfill", dag_id="shop_backfill") -> tuple:
+    """(the task's attempts, the lines its command printed, its exit code), from its JSON-lines log."""
+    folder = shop.home / "airflow_home" / "logs" / f"dag_id={dag_id}" / f"run_id={run_id}" / f"task_id={task_id}"
+    attempts = sorted(folder.glob("attempt=*"))
+    events = [json.loads(line).get("event", "") for line in attempts[-1].read_text().splitlines()]
+    start, end = events.index("Output:"), next(i for i, e in enumerate(events) if e.startswith("Command exited"))
+    return [a.name for a in attempts], events[start + 1:end], int(events[end].rsplit(" ", 1)[1])
+
+
+def test_shop_backfill_commits_the_good_days_then_fails_naming_the_missing_one(shop):
+    shop.sh("python", "make_days.py")
+    (shop.home / "landing" / "orders" / f"{GAP_DAY}.csv").unlink()
+    wait_for(lambda: "shop_backfill" in shop.stored_dags(), "shop_backfill to be stored", seconds=120, every=1)
+    shop.sh("airflow", "dags", "unpause", "shop_backfill")  # no schedule: nothing runs until triggered
+    started = time.monotonic()
+    trigger(shop, "no_last", {"first": RANGE["first"]})
+    trigger(shop, "first_half", RANGE)                      # max_active_runs=1: it waits for the first
+    wait_for(lambda: all(run_state(shop, r) in DONE for r in ("no_last", "first_half")),
+             "both shop_backfill runs to finish", 900, every=3)
+    took = time.monotonic() - started
+
+    assert run_state(shop, "no_last") == "failed"
+    assert command_output(shop, "no_last") == (["attempt=1.log"], [
+        """error: param 'last' is missing: trigger with --conf '{"first": "YYYY-MM-DD", "last": "YYYY-MM-DD"}'"""], 2)
+
+    assert run_state(shop, "first_half") == "failed"
+    attempts, printed, code = command_output(shop, "first_half")
+    assert (attempts, code, len(printed)) == (["attempt=1.log"], 1, 16), printed
+    assert printed[7] == f"8/14 run {GAP_RUN} failed: no file landing/orders/{GAP_DAY}.csv for run {GAP_RUN} " \
+                         "(left out of commit 1 of 1)"
+    assert re.fullmatch(r"commit 1 of 1: 13 days in one commit, 13 of 14 runs ok \(\d+\.\d\d s\)", printed[14])
+    assert re.fullmatch(rf"ran 14 runs in 1 commit, 1 failed \({GAP_RUN}\); orders_daily has \d+ days, "
+                        r"\d+ orders \(\d+\.\d s\)", printed[15]), printed[15]
+
+    # The 13 other days landed, in one commit, each with its file's orders; 8 Sep has no rows.
+    [newest] = shop.sh("python", "history.py", "--limit", "1").stdout.splitlines()
+    assert re.fullmatch(r"version \d+ \| WRITE \| order_date IN 13 days 2026-09-01 \.\. 2026-09-14 \| 53 \| "
+                        r"runs 2026-09-02 \.\. 2026-09-15 \| 13 files", newest), newest
+    good_runs = [str(day) for day in run_dates(RANGE["first"], RANGE["last"]) if str(day) != GAP_RUN]
+    checks = shop.sh("python", "-c", CHECK_LOADED_DAYS, *good_runs).stdout.splitlines()
+    assert len(checks) == 14 and all(c.startswith("ok ") for c in checks[:-1]), checks
+    in_range = [day for day in checks[-1].split()[3:] if day <= "2026-09-14"]
+    assert in_range == [f"2026-09-{n:02d}" for n in range(1, 15) if n != 8]
+
+    done = shop.sh("python", "check_month.py", "2026-09", "--today", "2026-10-01", check=False)
+    problems = [line for line in done.stdout.splitlines() if re.match(r"PROBLEM 2026-09-(0\d|1[0-4]):", line)]
+    assert (done.returncode, problems) == (1, [f"PROBLEM {GAP_DAY}: no file, 0 rows"]), done.stdout
+    print(f"\nshop_backfill: a refused trigger and 14 runs in one commit, {took:.0f} s from trigger to both done")

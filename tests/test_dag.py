@@ -54,14 +54,14 @@ def shop_daily(airflow_home, monkeypatch):
 def test_dags_folder_holds_shop_daily_and_its_databricks_twin_and_parses_without_errors(airflow_home):
     bag = parse_dags()
     assert bag.import_errors == {}
-    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_daily", "shop_daily_databricks"]
+    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_backfill", "shop_daily", "shop_daily_databricks"]
 
 
 def test_without_the_databricks_provider_shop_daily_still_parses_and_the_error_names_the_fix(
         airflow_home, monkeypatch):
     monkeypatch.setitem(sys.modules, RUN_NOW, None)  # what an import finds when the package is missing
     bag = parse_dags()
-    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_daily"]
+    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_backfill", "shop_daily"]
     assert list(bag.import_errors) == [str(DAGS / "shop_daily_databricks.py")]
     assert "needs apache-airflow-providers-databricks: make databricks-setup" in \
         bag.import_errors[str(DAGS / "shop_daily_databricks.py")]
@@ -202,3 +202,91 @@ def test_sdp_nightly_starts_the_pipelines_spark_as_the_prepare_task_wrote_it(air
     run = dag.get_task("run")
     rendered = run.render_template(run.env_vars, {"spark_start": dag.user_defined_macros["spark_start"]})
     assert rendered == {**started, "PYTHONPATH": str(tmp_path)}
+
+
+@pytest.fixture
+def shop_backfill(airflow_home, monkeypatch):
+    for name in ("SHOP_HOME", "SHOP_PYTHON", "SHOP_SPARK_REMOTE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SHOP_PYTHON", "/opt/shop venv/bin/python")
+    bag = parse_dags()
+    assert str(DAGS / "shop_backfill.py") not in bag.import_errors
+    return bag.dags["shop_backfill"]
+
+
+def backfill_line(dag, conf) -> str:
+    """The task's shell line for a run triggered with this conf (params defaults, then the conf)."""
+    task = dag.get_task("backfill")
+    return task.render_template(task.bash_command, {"params": {**dag.params.dump(), **conf}})
+
+
+def test_shop_backfill_runs_only_when_triggered_one_run_at_a_time_one_try(shop_backfill):
+    assert type(shop_backfill.timetable).__name__ == "NullTimetable"  # schedule=None
+    assert shop_backfill.max_active_runs == 1
+    assert shop_backfill.params.dump() == {"first": None, "last": None, "days_per_commit": "all"}
+    [task] = shop_backfill.tasks
+    assert (task.task_id, task.retries, task.cwd) == ("backfill", 0, str(DAGS.parent))
+
+
+@pytest.mark.parametrize("conf, args", [
+    ({"first": "2026-09-02", "last": "2026-10-01"}, "2026-09-02 2026-10-01 --days-per-commit all"),
+    ({"first": "2026-09-21", "last": "2026-09-21", "days_per_commit": 7}, "2026-09-21 2026-09-21 --days-per-commit 7"),
+    ({"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": "0"}, "2026-09-02 2026-10-01 --days-per-commit 0"),
+    ({"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": " ALL "},
+     "2026-09-02 2026-10-01 --days-per-commit all"),
+])
+def test_shop_backfill_runs_backfill_py_with_the_range_from_the_conf(shop_backfill, conf, args):
+    assert backfill_line(shop_backfill, conf) == f"'/opt/shop venv/bin/python' backfill.py {args}"
+
+
+def test_shop_backfill_on_a_warm_server_passes_its_address_at_run_time(airflow_home, monkeypatch):
+    monkeypatch.setenv("SHOP_PYTHON", "python")
+    monkeypatch.setenv("SHOP_SPARK_REMOTE", "sc://localhost:15002/;token=secret-token")
+    assert backfill_line(parse_dags().dags["shop_backfill"], {"first": "2026-09-02", "last": "2026-09-03"}) == \
+        'SPARK_REMOTE="$SHOP_SPARK_REMOTE" python backfill.py 2026-09-02 2026-09-03 --days-per-commit all'
+
+
+TRIGGER = """trigger with --conf '{"first": "YYYY-MM-DD", "last": "YYYY-MM-DD"}'"""
+
+
+@pytest.mark.parametrize("conf, error", [
+    ({}, f"param 'first' is missing: {TRIGGER}"),
+    ({"first": "2026-09-02"}, f"param 'last' is missing: {TRIGGER}"),
+    ({"first": "2026-9-2", "last": "2026-10-01"}, f'param \'first\' is "2026-9-2", not a date YYYY-MM-DD: {TRIGGER}'),
+    ({"first": "2026-09-02", "last": 20261001}, f"param 'last' is 20261001, not a date YYYY-MM-DD: {TRIGGER}"),
+    ({"first": "2026-02-30", "last": "2026-03-01"}, 'param \'first\' is "2026-02-30", not a calendar date'),
+    ({"first": "2026-10-02", "last": "2026-10-01"}, "param 'first' 2026-10-02 is after param 'last' 2026-10-01"),
+    ({"first": "2025-09-02", "last": "2026-10-01"},
+     "params 'first' 2025-09-02 .. 'last' 2026-10-01 are 395 runs, more than a year (366): "
+     "trigger a year at most at a time"),
+    ({"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": -1},
+     "param 'days_per_commit' is -1: give a whole number >= 1, or 0 or \"all\" for the whole range in one commit"),
+    ({"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": True},
+     "param 'days_per_commit' is true: give a whole number >= 1, or 0 or \"all\" for the whole range in one commit"),
+])
+def test_a_bad_or_missing_param_fails_the_task_with_one_line_before_any_spark(shop_backfill, conf, error,
+                                                                            tmp_path):
+    done = subprocess.run(["bash", "-c", backfill_line(shop_backfill, conf)], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {error}\n")
+
+
+def test_a_param_cannot_reach_the_shell_as_a_command(shop_backfill, tmp_path):
+    conf = {"first": "2026-09-02'; touch injected; echo '", "last": "$(touch injected)"}
+    done = subprocess.run(["bash", "-c", backfill_line(shop_backfill, conf)], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == f"error: param 'first' is \"2026-09-02'; touch injected; echo '\", not a date " \
+                          f"YYYY-MM-DD: {TRIGGER}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+
+def test_shop_backfill_takes_as_many_runs_as_backfill_py_takes_without_allow_long(shop_backfill):
+    from run_args import MAX_RUNS
+    last = dt.date(2026, 10, 1)
+    longest = str(last - dt.timedelta(days=MAX_RUNS - 1))
+    assert backfill_line(shop_backfill, {"first": longest, "last": str(last)}) == \
+        f"'/opt/shop venv/bin/python' backfill.py {longest} 2026-10-01 --days-per-commit all"
+    too_long = str(last - dt.timedelta(days=MAX_RUNS))
+    assert backfill_line(shop_backfill, {"first": too_long, "last": str(last)}).endswith(" >&2; exit 2")

@@ -4,6 +4,7 @@
 """
 import copy
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("databricks.bundles") is None,
                                 reason="databricks-bundles is not installed: make databricks-setup")
 
-from bundle import BUNDLE, build_job, load, task_argv, unknown_keys  # noqa: E402
+from bundle import BUNDLE, build_job, job_task_argv, load, task_argv, unknown_keys  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +32,7 @@ def tasks_by_key(job) -> dict:
 def test_every_job_builds_with_the_bundle_model_and_every_key_is_known(bundle):
     assert unknown_keys(bundle) == []
     jobs = bundle["resources"]["jobs"]
-    assert list(jobs) == ["shop_daily"]  # sdp_nightly waits, commented out, for the pipeline
+    assert list(jobs) == ["shop_daily", "shop_backfill"]  # sdp_nightly waits, commented out, for the pipeline
     for name, settings in jobs.items():
         assert build_job(name, settings).name == name
 
@@ -104,3 +105,49 @@ def test_the_root_is_a_volume_in_dev_and_in_prod(bundle):
     assert {name: target["mode"] for name, target in bundle["targets"].items()} == \
         {"dev": "development", "prod": "production"}
     assert bundle["targets"]["dev"]["default"] is True
+
+
+@pytest.fixture(scope="module")
+def shop_backfill(bundle):
+    return bundle["resources"]["jobs"]["shop_backfill"]
+
+
+def test_the_backfill_job_runs_on_demand_one_at_a_time_with_the_range_as_job_parameters(shop_backfill):
+    job = build_job("shop_backfill", shop_backfill)
+    assert [(p.name, p.default) for p in job.parameters] == [("first", ""), ("last", ""), ("days_per_commit", "all")]
+    assert (job.schedule, job.trigger, job.max_concurrent_runs) == (None, None, 1)
+    [task] = job.tasks
+    assert (task.task_key, task.max_retries, task.depends_on) == ("backfill", None, [])
+
+
+def test_the_backfill_job_runs_on_the_daily_jobs_cluster(bundle, shop_backfill):
+    assert shop_backfill["job_clusters"] == bundle["resources"]["jobs"]["shop_daily"]["job_clusters"]
+
+
+def test_the_backfill_task_runs_backfill_py_with_the_range_and_the_root(shop_backfill):
+    [task] = shop_backfill["tasks"]
+    argv = job_task_argv(task, {"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": "all"},
+                         {"shop_root": "/Volumes/shop/dev/orders"})
+    assert Path(argv[0]) == BUNDLE.parent / "backfill.py"
+    assert Path(argv[0]).is_file()
+    assert argv[1:] == ["2026-09-02", "2026-10-01", "--days-per-commit", "all", "--root", "/Volumes/shop/dev/orders"]
+
+
+def test_backfill_py_reads_the_backfill_tasks_argv_and_refuses_an_empty_range(shop_backfill, tmp_path, capsys,
+                                                                              monkeypatch):
+    """No Spark: only backfill.py's argument parsing, with sys.argv as the cluster gives it."""
+    from backfill import parse_args
+    [task] = shop_backfill["tasks"]
+    argv = job_task_argv(task, {"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": "all"},
+                         {"shop_root": tmp_path})
+    monkeypatch.setattr(sys, "argv", argv)
+    args = parse_args(argv[1:])
+    assert (str(args.first), str(args.last), args.days_per_commit) == ("2026-09-02", "2026-10-01", 0)
+    defaults = {p["name"]: p["default"] for p in shop_backfill["parameters"]}  # Run now without first, last
+    argv = job_task_argv(task, defaults, {"shop_root": tmp_path})
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as done:
+        parse_args(argv[1:])
+    assert done.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == \
+        "backfill.py: error: argument first: '' is not a date in the form YYYY-MM-DD"
