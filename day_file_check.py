@@ -20,6 +20,10 @@ from table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
 ORDER_ID = re.compile(r"\d{1,18}")
 AMOUNT = re.compile(r"-?\d{1,10}(\.\d{1,2})?")
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
+# Control characters (Unicode's Cc: C0, DEL, C1): a field holding one (ESC, BEL, NUL, tab, a line end
+# inside quotes, ...) is refused and shown escaped, so that a bad file cannot repaint the terminal of
+# whoever reads the refusal.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 DAY_FILE_NAME = r"^(\d{4}-\d{2}-\d{2})\.csv$"  # project_paths.day_file: the day, then .csv
 
 
@@ -42,15 +46,18 @@ def read_day_file(day: dt.date) -> DayFile:
     digest, seen = hashlib.sha256(), set()
     with open(path, "rb") as raw:
         rows = csv.reader(decoded_lines(raw, path, digest))
-        found = DayFile(path, read_header(rows, path))
-        for row in rows:
-            if not row:
-                continue  # blank lines (a trailing newline or two) carry no order; ",,," is checked
-            order_id = check_row(dict(zip(found.columns, row)), len(row), found, day, rows.line_num)
-            if order_id in seen:
-                raise bad_line(path, rows.line_num, f"order_id {order_id} appears twice in the file")
-            seen.add(order_id)
-            found.order_ids.append(order_id)
+        try:
+            found = DayFile(path, read_header(rows, path))
+            for row in rows:
+                if not row:
+                    continue  # blank lines (a trailing newline or two) carry no order; ",,," is checked
+                order_id = check_row(dict(zip(found.columns, row)), len(row), found, day, rows.line_num)
+                if order_id in seen:
+                    raise bad_line(path, rows.line_num, f"order_id {order_id} appears twice in the file")
+                seen.add(order_id)
+                found.order_ids.append(order_id)
+        except csv.Error as error:  # a lone CR inside a line: "new-line character seen in unquoted field - ..."
+            raise bad_line(path, rows.line_num, f"not a CSV line ({str(error).split(' - ')[0]})") from None
     found.size, found.sha256 = path.stat().st_size, digest.hexdigest()
     found.count = len(seen)
     return found
@@ -72,6 +79,8 @@ def read_header(rows, path) -> list:
     if header is None:
         raise ToolkitError(f"{shown(path)}: empty file (0 bytes), expected the header "
                            f"{','.join(COLUMNS)} at least")
+    for name in header:
+        refuse_control(path, 1, "column name", name)
     names = [name.strip() for name in header]
     if names and ORDER_ID.fullmatch(names[0]):
         raise bad_line(path, 1, f"no header: expected {','.join(COLUMNS)}")
@@ -88,6 +97,8 @@ def check_row(row: dict, width: int, found: DayFile, day: dt.date, line: int) ->
     """Check one order; return its id."""
     if width != len(found.columns):
         raise bad_line(found.path, line, f"{width} fields, expected {len(found.columns)}")
+    for name in found.columns:
+        refuse_control(found.path, line, name, row[name])
     if not ORDER_ID.fullmatch(row["order_id"]):
         raise bad_line(found.path, line, f"order_id {row['order_id']!r} is not a whole number")
     if not AMOUNT.fullmatch(row["amount"]):
@@ -102,6 +113,13 @@ def check_row(row: dict, width: int, found: DayFile, day: dt.date, line: int) ->
     if row["ordered_at"][:10] != day.isoformat():
         raise bad_line(found.path, line, f"ordered_at {row['ordered_at']} is not on {day}")
     return int(row["order_id"])
+
+
+def refuse_control(path, line: int, name: str, value: str) -> None:
+    """A field holding a control character is refused; repr shows it escaped (`\\x1b`), never raw."""
+    found = CONTROL.search(value)
+    if found:
+        raise bad_line(path, line, f"{name} {value!r} holds a control character ({found.group()!r})")
 
 
 def valid_timestamp(text: str) -> bool:

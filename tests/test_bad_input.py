@@ -6,6 +6,7 @@ import pytest
 from conftest import SEP_15, run_script, table_rows
 from fingerprint import table_state
 from check_day import check_day
+from day_file_check import CONTROL
 from project_paths import day_file
 from history import table_history
 from load_day import main as load_day_main
@@ -56,6 +57,28 @@ REJECTED = {
                         f"{FILE} line 3: bytes that are not UTF-8"),
     "a line of empty fields": (text(HEADER, *ROWS, ",,,"), f"{FILE} line 5: order_id '' is not a whole number"),
     "too few fields on a line": (text(HEADER, *ROWS, "2062,C07,4.50"), f"{FILE} line 5: 3 fields, expected 4"),
+    # Control characters: refused, and the line shows them escaped, never as the raw byte.
+    "ESC in a field (a terminal escape)": (
+        text(HEADER, "2059,C11\x1b[2J,24.90,2026-09-15T11:47:24", *ROWS[1:]),
+        f"{FILE} line 2: customer_id 'C11\\x1b[2J' holds a control character ('\\x1b')"),
+    "BEL in a field": (text(HEADER, ROWS[0], "2060,C05,15.40\x07,2026-09-15T15:01:58", ROWS[2]),
+                       f"{FILE} line 3: amount '15.40\\x07' holds a control character ('\\x07')"),
+    "NUL in a field": (text(HEADER, *ROWS[:2], "2061,C10\x00,19.99,2026-09-15T15:32:30"),
+                       f"{FILE} line 4: customer_id 'C10\\x00' holds a control character ('\\x00')"),
+    "another C0 character (SOH)": (text(HEADER, *ROWS[:2], "2061,C10,19.99,2026-09-15T15:32:30\x01"),
+                                   f"{FILE} line 4: ordered_at '2026-09-15T15:32:30\\x01' holds a control "
+                                   f"character ('\\x01')"),
+    "a C1 character (CSI)": (text(HEADER, "2059,C\x9b2J11,24.90,2026-09-15T11:47:24", *ROWS[1:]),
+                             f"{FILE} line 2: customer_id 'C\\x9b2J11' holds a control character ('\\x9b')"),
+    "tab in a field": (text(HEADER, "2059,C\t11,24.90,2026-09-15T11:47:24", *ROWS[1:]),
+                       f"{FILE} line 2: customer_id 'C\\t11' holds a control character ('\\t')"),
+    "a line end inside a quoted field": (text(HEADER, '2059,"C1\n1",24.90,2026-09-15T11:47:24', *ROWS[1:]),
+                                         f"{FILE} line 3: customer_id 'C1\\n1' holds a control character ('\\n')"),
+    "a lone CR inside a line": (text(HEADER, "2059,C1\r1,24.90,2026-09-15T11:47:24", *ROWS[1:]),
+                                f"{FILE} line 2: not a CSV line (new-line character seen in unquoted field)"),
+    "a control character in the header": (
+        text("order_id,customer_id\x1b,amount,ordered_at", *ROWS),
+        f"{FILE} line 1: column name 'customer_id\\x1b' holds a control character ('\\x1b')"),
 }
 
 LOADED = {
@@ -73,6 +96,7 @@ def test_bad_file_is_refused_in_one_line_and_the_table_is_untouched(case, septem
     day_file(SEP_15).write_bytes(content)
     assert load_day_main(["2026-09-16"]) == 1
     assert capsys.readouterr() == ("", f"error: {line}\n")
+    assert not CONTROL.search(line)  # nothing in it can move the cursor or change the terminal
     assert table_state(spark) == before
 
 
