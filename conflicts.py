@@ -7,10 +7,13 @@ import re
 
 ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]")
 # Delta's conflicts where the losing commit landed nothing and read files another writer changed:
-# ConcurrentAppendException (the usual one: the winner added files this write should have read), and
+# ConcurrentAppendException (the usual one: the winner added files this write should have read),
 # ConcurrentDeleteRead/DeleteDelete (the winner removed files this write read or removes too, as a
-# restore that empties a day does).
-WRITE_CONFLICTS = ("DELTA_CONCURRENT_APPEND", "DELTA_CONCURRENT_DELETE_READ", "DELTA_CONCURRENT_DELETE_DELETE")
+# restore that empties a day does), and ProtocolChangedException: two first loads both creating the
+# table, the loser's version 0 refused (the winner's holds the one protocol and metadata); its retry
+# finds the table and writes its day into it.
+WRITE_CONFLICTS = ("DELTA_CONCURRENT_APPEND", "DELTA_CONCURRENT_DELETE_READ", "DELTA_CONCURRENT_DELETE_DELETE",
+                   "DELTA_PROTOCOL_CHANGED")
 
 
 def error_class(error: BaseException) -> str:

@@ -15,6 +15,7 @@ import socket
 
 from delta_log_check import delta_log_problem
 from errors import ToolkitError
+from first_load import CreatingWriter, being_created
 from project_paths import shown, spark_log, table_path
 from spark_jvm import LOG4J, java_options, java_problem, jvm_output_to_log, with_delta_jars
 from table_schema import PARTITION_COLUMN, TABLE
@@ -126,13 +127,16 @@ def remote_problem(url: str) -> str:
 
 
 def table_exists(spark) -> bool:
-    """False only when lake/orders_daily does not exist at all (the first load creates it).
+    """False only when lake/orders_daily does not exist at all (the first load creates it), or when
+    another first load is writing it and its first commit has not landed yet (first_load.py).
 
     A folder there without a readable Delta log is an error, never a place to start a new table:
     a deleted or damaged _delta_log would otherwise be papered over by a table holding one day."""
     if not table_path().exists():
         return False
     problem = delta_log_problem(table_path() / "_delta_log")
+    if problem and being_created():
+        return False  # no commit yet: another first load is writing it (first_load.py)
     if problem:
         raise ToolkitError(f"table {shown(table_path())} cannot be read: {problem}")
     return True
@@ -187,10 +191,11 @@ def partition_new_table() -> bool:
 
 def new_table_layout(spark, writer):
     """The writer, partitioned by order_date if it creates the table and SHOP_PARTITIONED=1 (an
-    existing table keeps its layout; python partition_table.py converts one)."""
-    if partition_new_table() and not table_exists(spark):
-        return writer.partitionBy(PARTITION_COLUMN)
-    return writer
+    existing table keeps its layout; python partition_table.py converts one); a writer that creates
+    the table holds first_load.py's lock while it saves."""
+    if table_exists(spark):
+        return writer
+    return CreatingWriter(writer.partitionBy(PARTITION_COLUMN) if partition_new_table() else writer)
 
 
 def partition_columns(spark) -> list:

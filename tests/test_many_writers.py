@@ -2,6 +2,7 @@
 its Delta transaction and released together with the others, so they really conflict; the losers retry
 and land, and a writer whose attempts all lose says so in one line, exit 1, with the table whole."""
 import datetime as dt
+import json
 import os
 import queue
 import re
@@ -13,6 +14,7 @@ import pytest
 
 from check_day import check_day
 from check_month import check_month
+from day_file_check import read_day_file, read_orders
 from conftest import LATE_ORDER, ROOT, SEP_15, append_line, table_rows, table_version
 from run_args import day_loaded_by
 from held_write import ended_processes, release, wait_held
@@ -21,6 +23,7 @@ from load_day import load_day
 pytestmark = pytest.mark.timeout(600)  # writer processes, each a JVM: over 2 minutes for the longest in CI
 
 CONFLICT = "DELTA_CONCURRENT_APPEND.WITHOUT_HINT"
+FIRST_CONFLICT = "DELTA_PROTOCOL_CHANGED"  # two first loads: the winner's version 0 created the table
 HELD_WRITE = ROOT / "tests" / "held_write.py"
 SEPTEMBER_OK = "ok 2026-09: all 30 days match their files, 130 orders"
 
@@ -52,10 +55,10 @@ def outputs(process) -> tuple:
     return out.splitlines(), err
 
 
-def loaded_after_retries(lines, run_date) -> bool:
+def loaded_after_retries(lines, run_date, conflict=CONFLICT) -> bool:
     """Retry lines (any number) then the load's line, as load_day.py prints them."""
     *retries, last = lines
-    return (all(re.fullmatch(rf"run {run_date} lost a write conflict \({CONFLICT}\); attempt [2-8] of 8 in \d+\.\d s",
+    return (all(re.fullmatch(rf"run {run_date} lost a write conflict \({conflict}\); attempt [2-8] of 8 in \d+\.\d s",
                              line) for line in retries)
             and re.fullmatch(rf"run {run_date} loaded {day_loaded_by(run_date)}: \d+ rows, orders_daily has \d+", last))
 
@@ -82,6 +85,30 @@ def test_two_processes_for_the_same_day_both_succeed_and_the_day_holds_its_rows_
     assert [row[0] for row in table_rows(spark, SEP_15)] == [2059, 2060, 2061, 2131]
     assert check_day(spark, "2026-09-16") == (True, "ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing")
     assert [row for row in table_rows(spark) if row[4] != SEP_15] == others
+
+
+def log_actions(table) -> list:
+    """Each commit of the table's log, in order: the kinds of its actions (protocol, metaData, add, ...)."""
+    return [[next(iter(json.loads(line))) for line in path.read_text().splitlines()]
+            for path in sorted((table / "_delta_log").glob("*.json"))]
+
+
+def test_two_first_loads_at_once_make_one_table_and_both_days_land_whole(days, spark):
+    """No table yet: both writes are held inside their transactions (each read no table) and released
+    together, so both try to create it as version 0. One does; the other loses a write conflict,
+    retries into the table the winner made, and lands."""
+    results = writers_at_once(["2026-09-02", "2026-09-03"], days)
+    assert all(code == 0 and err == "" for code, _, err in results), results
+    assert sorted(len(lines) for _, lines, _ in results) == [1, 2], results  # one lost, then landed
+    assert all(loaded_after_retries(lines, run_date, FIRST_CONFLICT)
+               for (_, lines, _), run_date in zip(results, ["2026-09-02", "2026-09-03"])), results
+    first, second = log_actions(days / "lake" / "orders_daily")
+    assert (first.count("protocol"), first.count("metaData"), "protocol" in second, "metaData" in second) == (
+        1, 1, False, False)  # one table: created once, the retry only added its day
+    in_files = [row for day in (dt.date(2026, 9, 1), dt.date(2026, 9, 2))
+                for row in read_orders(spark, read_day_file(day), day).collect()]
+    assert table_rows(spark) == sorted(tuple(row) for row in in_files)  # each day's file, row for row
+    assert [check_day(spark, run_date)[0] for run_date in ("2026-09-02", "2026-09-03")] == [True, True]
 
 
 class RoundWriter:
