@@ -14,6 +14,12 @@ from conftest import ROOT, group_members
 pytestmark = pytest.mark.timeout(900)  # a kernel and its Spark; nbclient allows a cell 600 s
 
 GUARD = 'if __name__ == "__main__" and "__file__" in globals():'
+CONFLICT = "DELTA_CONCURRENT_APPEND.WITHOUT_HINT"
+# Put before the cell `parallel.main([])`: its four runs follow tests/held_write.py's first_loses (the
+# first run's write held while the three others commit), so the outcome is forced: 3 of 4.
+FIRST_LOSES = (f"from pathlib import Path\nimport sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+               "from held_write import hold_first_run\n"
+               "hold_first_run(Path('hold').resolve(), ['2026-09-02', '2026-09-03', '2026-09-04', '2026-09-05'])")
 
 
 def run_notebook(nb, folder: Path) -> None:
@@ -49,6 +55,8 @@ def cell_lines(nb, source_start: str) -> list:
 def test_course_notebook_runs_top_to_bottom_in_a_kernel(tmp_path):
     nb = nbformat.read(ROOT / "notebooks" / "course.ipynb", as_version=4)
     assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code"), "saved outputs"
+    at_once_cell = next(place for place, cell in enumerate(nb.cells) if cell.source.startswith("import parallel"))
+    nb.cells.insert(at_once_cell, nbformat.v4.new_code_cell(FIRST_LOSES))
     run_notebook(nb, tmp_path)
 
     assert cell_lines(nb, "import sys") == [f"project root: {tmp_path}"]
@@ -71,6 +79,12 @@ def test_course_notebook_runs_top_to_bottom_in_a_kernel(tmp_path):
     assert len(runs) == 4 and all(re.fullmatch(r"run 2026-09-0\d (loaded .*|failed: DELTA_CONCURRENT_APPEND.*)", line)
                                   for line in runs)
     assert re.fullmatch(r"\d of 4 runs succeeded; orders_daily holds whole days only.*", at_once[-2])
+    assert at_once == [f"run 2026-09-02 failed: {CONFLICT}",
+                       "run 2026-09-03 loaded 2026-09-02: 5 rows, orders_daily has 131",
+                       "run 2026-09-04 loaded 2026-09-03: 4 rows, orders_daily has 131",
+                       "run 2026-09-05 loaded 2026-09-04: 6 rows, orders_daily has 131",
+                       "3 of 4 runs succeeded; orders_daily holds whole days only; "
+                       "load the others with: python backfill.py 2026-09-02 2026-09-02", "0"]
     assert cell_lines(nb, "parallel.main")[-2:] == [
         "4 of 4 runs succeeded; experiments/partitioned/lake/orders_daily holds whole days only", "0"]
 
