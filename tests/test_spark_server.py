@@ -76,6 +76,11 @@ def test_start_prints_one_export_line_and_status_says_up(server):
     assert not (server["folder"] / "logs" / "warmup").exists()
 
 
+def test_env_prints_the_export_line_again_for_another_shell(server):
+    done = run_script("spark_server.py", "env", cwd=server["folder"], env=client_env())
+    assert (done.returncode, done.stdout, done.stderr) == (0, server["line"] + "\n", "")
+
+
 def test_a_second_start_is_refused_and_starts_nothing(server):
     state = (server["folder"] / ".spark_server" / "server.json").read_text()
     done = run_script("spark_server.py", "start", cwd=server["folder"], env=client_env())
@@ -185,9 +190,17 @@ def test_another_folder_has_its_own_orders_daily_and_the_name_sees_each_commit(s
         other = tmp_path / "other_project"
         other.mkdir()
         run(server, "make_days.py", folder=other)
-        found = lines_of(run(server, "parallel.py", folder=other))
+        # parallel.py with its runs ordered by tests/held_write.py's first_loses: the first run's write is
+        # held while the three others commit, so the outcome is forced (3 of 4), not left to the race.
+        found = lines_of(run(server, "tests/held_write.py", "--first-loses", "hold", "parallel.py", folder=other))
         assert found[0] == "created orders_daily empty first, so that the runs do not race to create it"
         assert re.fullmatch(r"[1-4] of 4 runs succeeded; orders_daily holds whole days only.*", found[-1])
+        assert found[1] == "run 2026-09-02 failed: DELTA_CONCURRENT_APPEND.WITHOUT_HINT"
+        assert [re.sub(r"has \d+$", "has N", line) for line in found[2:5]] == [
+            f"run {run_date} loaded {day_loaded_by(run_date)}: {rows} rows, orders_daily has N"
+            for run_date, rows in zip(run_dates("2026-09-03", "2026-09-05"), DAY_COUNTS[1:4])]
+        assert found[-1] == ("3 of 4 runs succeeded; orders_daily holds whole days only; "
+                             "load the others with: python backfill.py 2026-09-02 2026-09-02")
         assert view_of_mine() == "48 True"  # the other client's view did not repoint mine
         append_line(SEP_15, LATE_ORDER)
         assert lines_of(run(server, "load_day.py", "2026-09-16")) == [
