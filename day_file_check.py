@@ -11,7 +11,6 @@ import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field
-from functools import reduce
 
 from errors import ToolkitError
 from project_paths import day_file, shown
@@ -24,7 +23,6 @@ TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 # inside quotes, ...) is refused and shown escaped, so that a bad file cannot repaint the terminal of
 # whoever reads the refusal.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-DAY_FILE_NAME = r"^(\d{4}-\d{2}-\d{2})\.csv$"  # project_paths.day_file: the day, then .csv
 
 
 @dataclass
@@ -145,19 +143,15 @@ def read_orders(spark, found: DayFile, day: dt.date):
 
 
 def read_days(spark, found_days: list):
-    """The files of several days as one DataFrame, like read_orders: [(day, DayFile)], one read per
-    column order (a header may name the columns in any order), each row's day from its file's name."""
-    from pyspark.sql import functions as F
-    by_columns = {}
-    for _, found in found_days:
-        by_columns.setdefault(tuple(found.columns), []).append(str(found.path))
-    frames = [(spark.read.schema(columns_ddl(columns))
-               .options(header=True, mode="FAILFAST", timestampFormat="yyyy-MM-dd'T'HH:mm:ss")
-               .csv(paths)
-               .select(*COLUMNS, F.regexp_extract("_metadata.file_name", DAY_FILE_NAME, 1)
-                       .cast(PARTITION_TYPE).alias(PARTITION_COLUMN)))
-              for columns, paths in by_columns.items()]
-    return reduce(lambda one, other: one.unionByName(other), frames)
+    """The files of several days as one DataFrame of read_orders' reads: [(day, DayFile)]. Each file
+    stays one partition of its own, so a write puts each day in files of its own (a later rerun of
+    one day then rewrites no other day's rows). The reads are joined in a balanced tree of unions:
+    a year of days is a plan 9 unions deep, not 365."""
+    frames = [read_orders(spark, found, day) for day, found in found_days]
+    while len(frames) > 1:
+        frames = [frames[at].unionByName(frames[at + 1]) if at + 1 < len(frames) else frames[at]
+                  for at in range(0, len(frames), 2)]
+    return frames[0]
 
 
 def line_of_id(found: DayFile, order_id: int) -> int:

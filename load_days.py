@@ -39,22 +39,35 @@ def checked_files(run_dates) -> tuple:
     return passed, refused
 
 
-def stored_elsewhere(spark, passed, in_files) -> dict:
+def files_of(spark, passed):
+    """read_days' frame of the files of [(run date, day, DayFile)]."""
+    return read_days(spark, [(day, found) for _, day, found in passed])
+
+
+def id_range(passed) -> tuple:
+    """(how many ids, the lowest, the highest) of the files' order ids."""
+    lists = [found.order_ids for _, _, found in passed if found.order_ids]
+    if not lists:
+        return 0, None, None
+    return sum(map(len, lists)), min(map(min, lists)), max(map(max, lists))
+
+
+def stored_elsewhere(spark, passed) -> dict:
     """{order id: {days}}: the days the table holds ids of these files on (at least every day other than
     the id's file's own).
 
     As in load_day, the filter on the lowest and highest id lets Delta skip every stored file whose
     ids cannot overlap; up to IDS_IN_QUERY ids are named in the query, more are joined with the files."""
-    day_of = {order_id: day for _, day, found in passed for order_id in found.order_ids}
-    if not day_of or not table_exists(spark):
+    count, lowest, highest = id_range(passed)
+    if not count or not table_exists(spark):
         return {}
     from pyspark.sql import functions as F
-    stored = (orders_table(spark).where(F.col("order_id").between(min(day_of), max(day_of)))
+    stored = (orders_table(spark).where(F.col("order_id").between(lowest, highest))
               .select("order_id", F.col(PARTITION_COLUMN).alias("stored_on")))
-    if len(day_of) <= IDS_IN_QUERY:
-        stored = stored.where(F.col("order_id").isin(list(day_of)))
+    if count <= IDS_IN_QUERY:
+        stored = stored.where(F.col("order_id").isin([i for _, _, found in passed for i in found.order_ids]))
     else:
-        stored = (stored.join(in_files.select("order_id", PARTITION_COLUMN), "order_id")
+        stored = (stored.join(files_of(spark, passed).select("order_id", PARTITION_COLUMN), "order_id")
                   .where(F.col("stored_on") != F.col(PARTITION_COLUMN)).limit(100_000))
     found = {}
     for row in stored.collect():
@@ -62,10 +75,23 @@ def stored_elsewhere(spark, passed, in_files) -> dict:
     return found
 
 
-def without_clashes(passed, elsewhere: dict) -> tuple:
+def in_several_files(spark, passed) -> set:
+    """The ids that more than one of the files holds (a file holds an id once: read_day_file's check);
+    counted in Python for a few ids, in Spark for many (no set of every id in Python)."""
+    if id_range(passed)[0] <= IDS_IN_QUERY:
+        seen, twice = set(), set()
+        for _, _, found in passed:
+            twice.update(seen.intersection(found.order_ids))
+            seen.update(found.order_ids)
+        return twice
+    several = files_of(spark, passed).groupBy("order_id").count().where("count > 1")
+    return {row.order_id for row in several.limit(100_000).collect()}
+
+
+def without_clashes(passed, elsewhere: dict, shared: set) -> tuple:
     """(the days to commit, {run date: why not}), in run order, as runs one after another would find
     them: a day is refused when an id of its file is stored on another day that this commit does not
-    replace before it, or is in the file of a day taken before it in this commit."""
+    replace before it, or is in the file of a day taken before it in this commit (shared: such ids)."""
     taken, taken_days, refused = {}, set(), {}
     for run_date, day, found in passed:
         clash = sorted({(order_id, on) for order_id in found.order_ids
@@ -76,7 +102,7 @@ def without_clashes(passed, elsewhere: dict) -> tuple:
             refused[run_date] = str(bad_line(found.path, line_of_id(found, clash[0][0]),
                                              f"order_id already stored on another day: {listed}"))
             continue
-        taken.update((order_id, day) for order_id in found.order_ids)
+        taken.update((order_id, day) for order_id in shared.intersection(found.order_ids))
         taken_days.add(day)
     return [entry for entry in passed if entry[0] not in refused], refused
 
@@ -96,11 +122,10 @@ def commit_lineage(loading) -> str:
 
 def write_days(spark, passed) -> tuple:
     """One attempt: refuse the clashing days, then replace the others in one commit; (loaded, refused)."""
-    in_files = read_days(spark, [(day, found) for _, day, found in passed])
-    loading, refused = without_clashes(passed, stored_elsewhere(spark, passed, in_files))
+    loading, refused = without_clashes(passed, stored_elsewhere(spark, passed), in_several_files(spark, passed))
     if loading:
         days = [day for _, day, _ in loading]
-        writer = (in_files.where(in_files[PARTITION_COLUMN].isin(days)).write.format("delta")
+        writer = (files_of(spark, loading).write.format("delta")
                   .mode("overwrite").option("replaceWhere", days_predicate(days))
                   .option("userMetadata", commit_lineage(loading)))
         new_table_layout(spark, writer).save(str(table_path()))

@@ -42,3 +42,19 @@ def test_a_retry_line_keeps_no_place_and_does_not_count_as_a_run(capsys):
         "run 2026-09-03 lost a write conflict (DELTA_CONCURRENT_APPEND.WITHOUT_HINT); attempt 2 of 8 in 1.3 s",
         "1/2 run 2026-09-03 loaded 2026-09-02: 5 rows, orders_daily has 9; ok 2026-09-02: ... (2.10 s)",
         "2/2 run 2026-09-02 failed: no file landing/orders/2026-09-01.csv for run 2026-09-02 (0.00 s)"]
+
+
+def test_with_days_per_commit_a_run_line_ends_with_its_commit_and_a_commit_line_keeps_no_place(capsys):
+    progress = Progress()
+    progress.planned(2)
+    progress("run 2026-09-03 loaded 2026-09-02: 5 rows, orders_daily has 9; ok 2026-09-02: ... (commit 1 of 1)")
+    progress("run 2026-09-02 failed: no file landing/orders/2026-09-01.csv for run 2026-09-02 "
+             "(left out of commit 1 of 1)")
+    progress("commit 1 of 1 lost a write conflict (DELTA_CONCURRENT_APPEND.WITHOUT_HINT); attempt 2 of 8 in 1.3 s")
+    progress("commit 1 of 1: 1 day in one commit, 1 of 2 runs ok (0.81 s)")
+    assert capsys.readouterr().out.splitlines() == [
+        "1/2 run 2026-09-03 loaded 2026-09-02: 5 rows, orders_daily has 9; ok 2026-09-02: ... (commit 1 of 1)",
+        "2/2 run 2026-09-02 failed: no file landing/orders/2026-09-01.csv for run 2026-09-02 "
+        "(left out of commit 1 of 1)",
+        "commit 1 of 1 lost a write conflict (DELTA_CONCURRENT_APPEND.WITHOUT_HINT); attempt 2 of 8 in 1.3 s",
+        "commit 1 of 1: 1 day in one commit, 1 of 2 runs ok (0.81 s)"]

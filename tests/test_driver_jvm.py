@@ -18,6 +18,10 @@ def test_a_backfill_lasts_from_fifteen_run_dates():
     assert LASTING_RUNS == 15
     assert not lasting(first, first + dt.timedelta(days=13))  # 14 runs
     assert lasting(first, first + dt.timedelta(days=14))
+    # with --days-per-commit the session lasts for its commits, not its runs
+    assert not lasting(first, first + dt.timedelta(days=364), 0)  # a year in one commit
+    assert not lasting(first, first + dt.timedelta(days=364), 31)  # 12 commits
+    assert lasting(first, first + dt.timedelta(days=29), 2)  # 15 commits
 
 
 def test_the_suites_lasting_session_starts_its_driver_with_the_full_jit_and_the_archive(spark):

@@ -62,15 +62,25 @@ def test_course_notebook_runs_top_to_bottom_in_a_kernel(tmp_path):
     assert cell_lines(nb, "import sys") == [f"project root: {tmp_path}"]
     assert cell_lines(nb, "import make_days") == [
         "wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders", "0"]
-    backfill_lines = cell_lines(nb, "import backfill")
+    backfill_lines = cell_lines(nb, "import time\n\nimport backfill")
     assert len(backfill_lines) == 32 and backfill_lines[0].startswith("1/30 run 2026-09-02 loaded 2026-09-01: 4 rows")
     assert re.fullmatch(r"ran 30 runs, 0 failed; orders_daily has 30 days, 130 orders \(\d+\.\d s\)",
                         backfill_lines[30]) and backfill_lines[31] == "0"
     assert cell_lines(nb, "from load_day") == ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"]
     assert cell_lines(nb, "from check_day") == ["ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"]
+    one_commit = cell_lines(nb, "started = time.perf_counter()")
+    assert [re.sub(r" \(commit 1 of 1\)$", "", line) for line in one_commit[:30]] == [
+        re.sub(r"^(\d+/30 .*orders_daily has )\d+(;.*) \(\d+\.\d\d s\)$", r"\g<1>130\2", line)
+        for line in backfill_lines[:30]]
+    assert re.fullmatch(r"commit 1 of 1: 30 days in one commit, 30 of 30 runs ok \(\d+\.\d\d s\)", one_commit[30])
+    assert re.fullmatch(r"ran 30 runs in 1 commit, 0 failed; orders_daily has 30 days, 130 orders \(\d+\.\d s\)",
+                        one_commit[31])
+    assert len(one_commit) == 33 and re.fullmatch(
+        r"September in one commit: \d+\.\d s; in 30 commits: \d+\.\d s \(\d+\.\dx faster\)", one_commit[32])
     assert cell_lines(nb, "from history") == [
-        "version 30 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file fe704980722a",
-        "version 29 | WRITE | order_date = DATE'2026-09-30' | 6 | run 2026-10-01 | file 5211b1278dd5"]
+        "version 31 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file fe704980722a",
+        "version 30 | WRITE | order_date IN 30 days 2026-09-01 .. 2026-09-30 | 130 | runs 2026-09-02 .. 2026-10-01 "
+        "| 30 files"]
     month = cell_lines(nb, "import check_month")
     assert month[:2] == ["September 2026: 30 ok", "Mon    Tue    Wed    Thu    Fri    Sat    Sun"]
     assert month[-2:] == ["ok 2026-09: all 30 days match their files, 131 orders", "0"]

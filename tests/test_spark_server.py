@@ -211,6 +211,25 @@ def test_another_folder_has_its_own_orders_daily_and_the_name_sees_each_commit(s
         assert mine.wait(timeout=120) == 0
 
 
+def test_a_month_in_one_commit_through_the_server(server, tmp_path):
+    """backfill.py --days-per-commit all as a Connect client, in a folder of its own: a missing day is left out."""
+    folder = tmp_path / "one_commit"
+    folder.mkdir()
+    run(server, "make_days.py", folder=folder)
+    (folder / "landing" / "orders" / "2026-09-20.csv").unlink()
+    found = lines_of(run(server, "backfill.py", "2026-09-02", "2026-10-01", "--days-per-commit", "all",
+                         folder=folder))
+    assert found[0] == ("run 2026-09-02 loaded 2026-09-01: 4 rows, orders_daily has 127; "
+                        "ok 2026-09-01: 4 rows for the file's 4 orders, 0 missing (commit 1 of 1)")
+    assert found[19] == ("run 2026-09-21 failed: no file landing/orders/2026-09-20.csv for run 2026-09-21 "
+                         "(left out of commit 1 of 1)")
+    assert found[30:] == ["commit 1 of 1: 29 days in one commit, 29 of 30 runs ok",
+                          "ran 30 runs in 1 commit, 1 failed (2026-09-21); orders_daily has 29 days, 127 orders"]
+    assert lines_of(run(server, "history.py", folder=folder)) == [
+        "version 0 | WRITE | order_date IN 29 days 2026-09-01 .. 2026-09-30 | 127 | runs 2026-09-02 .. 2026-10-01 "
+        "| 29 files"]
+
+
 @pytest.mark.parametrize("token", ["", ";token=wrong"])
 def test_a_client_without_the_right_token_is_refused_in_one_line(server, token):
     done = run_script("check_day.py", "2026-09-16", cwd=server["folder"],
