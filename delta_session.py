@@ -11,7 +11,6 @@ options), errors.py (one-line errors), conflicts.py, delta_log_check.py, spark_j
 """
 import os
 import re
-import socket
 
 from delta_log_check import delta_log_problem
 from errors import ToolkitError
@@ -64,10 +63,8 @@ def delta_spark(app_name: str, lasting: bool = False):
     session (spark_jvm.LASTING_RUNS runs or more) gets Java's full JIT in its own driver."""
     from pyspark.sql import SparkSession
     if os.environ.get("SPARK_REMOTE"):
-        problem = remote_problem(os.environ["SPARK_REMOTE"])
-        if problem:
-            raise ToolkitError(problem)
-        return SparkSession.builder.remote(os.environ["SPARK_REMOTE"]).appName(app_name).getOrCreate()
+        from connect_client import remote_session
+        return remote_session(os.environ["SPARK_REMOTE"], app_name)
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
@@ -111,19 +108,6 @@ def master_settings(master: str, env) -> dict:
     if env.get(AUTH_SECRET_ENV):
         settings.update({"spark.authenticate": "true", "spark.authenticate.secret": env[AUTH_SECRET_ENV]})
     return settings
-
-
-def remote_problem(url: str) -> str:
-    """Why nothing answers at SPARK_REMOTE's host and port, or '' (the client would retry for minutes)."""
-    found = re.match(r"sc://([^/:;]+):(\d+)", url)
-    if not found:
-        return ""
-    try:
-        socket.create_connection((found.group(1), int(found.group(2))), timeout=2).close()
-        return ""
-    except OSError:
-        return (f"no Spark Connect server answers at {found.group(0)} (SPARK_REMOTE): start one with "
-                f'eval "$(python spark_server.py start)", or unset SPARK_REMOTE to run Spark in this process')
 
 
 def table_exists(spark) -> bool:

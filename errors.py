@@ -8,6 +8,7 @@ import re
 import sys
 
 GRPC_STATUS = re.compile(r'status = StatusCode\.(\w+)\s+details = "([^"]*)"')
+REMOTE_ADDRESS = re.compile(r"sc://[^/:;]+:\d+")  # a Spark Connect url's host and port, without its token
 
 
 class ToolkitError(Exception):
@@ -33,9 +34,19 @@ def connect_refusal(text: str) -> str:
     if not found:
         return ""
     status, details = found.groups()
+    if status == "UNAVAILABLE":  # gRPC's details vary with the moment it went: "Socket closed", ...
+        return (f"the Spark Connect server at {remote_address(os.environ.get('SPARK_REMOTE', ''))} (SPARK_REMOTE) "
+                f"went away (UNAVAILABLE); a commit it was making landed whole or not at all: see "
+                f"python spark_server.py status, start it again and rerun")
     hint = ("; SPARK_REMOTE needs the server's token (python spark_server.py env prints it)"
             if status == "UNAUTHENTICATED" else "")
     return f"Spark Connect refused the request ({status}): {details}{hint}"
+
+
+def remote_address(url: str) -> str:
+    """sc://HOST:PORT of a Spark Connect url (never its token), '' when it names no port."""
+    found = REMOTE_ADDRESS.match(url)
+    return found.group(0) if found else ""
 
 
 def run_main(main_body, verbose: bool) -> int:

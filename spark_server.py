@@ -46,14 +46,20 @@ def save_state(pid: int, port: int, token: str) -> None:
     (state_dir() / "server.json").write_text(json.dumps({"pid": pid, "port": port}))
 
 
-def running() -> dict:
-    """The server's state {pid, port, token} if the one this folder started is alive, else {}."""
+def saved_state() -> dict:
+    """The state this folder's last start saved, {pid, port, token}; {} when there is none."""
     try:
         state = json.loads((state_dir() / "server.json").read_text())
         state["token"] = (state_dir() / "token").read_text().strip()
     except (OSError, ValueError):
         return {}
-    return state if is_server(state["pid"], state["port"]) else {}
+    return state
+
+
+def running() -> dict:
+    """The server's state {pid, port, token} if the one this folder started is alive, else {}."""
+    state = saved_state()
+    return state if state and is_server(state["pid"], state["port"]) else {}
 
 
 def remote_url(state: dict) -> str:
@@ -133,9 +139,19 @@ def stop() -> str:
 def status() -> tuple:
     found = running()
     if not found:
-        return False, "no Spark server is running here"
+        return False, "no Spark server is running here" + removed_stale()
     up = "up" if answers(found["port"]) else "starting (not answering yet)"
     return True, f"Spark server {up}: pid {found['pid']}, port {found['port']}, log {shown(server_log())}"
+
+
+def removed_stale() -> str:
+    """Remove the state of a server that died (killed, out of memory) without a stop; what to add to
+    status's line. A server still starting is left alone: its pid lives while spark-submit execs java."""
+    state = saved_state()
+    if not state or alive(state["pid"]):
+        return ""
+    shutil.rmtree(state_dir(), ignore_errors=True)
+    return f" (pid {state['pid']}, port {state['port']} has ended: removed its stale {STATE}/)"
 
 
 def parse_args(argv):

@@ -9,7 +9,7 @@ from conftest import ROOT
 # The bands, bottom up: the shared helpers, the day functions, the drivers that loop or serve.
 HELPERS = {"table_schema", "errors", "conflicts", "project_paths", "retry", "run_args", "delta_log_check",
            "spark_jvm", "day_file_check", "expression_mode", "delta_session", "connect_server", "pipeline_setup",
-           "first_load"}
+           "connect_client", "first_load"}
 DAYS = {"make_days", "load_day", "load_days", "check_day", "restore_day", "partition_table", "history", "failed_day",
         "day_states", "month_calendar", "reprocess"}
 DRIVERS = {"backfill", "parallel", "check_month", "class_archive", "log_store", "spark_server", "run_pipeline",

@@ -10,13 +10,15 @@ import json
 import os
 import re
 import shlex
+import signal
 import socket
 import subprocess
 import sys
 
 import pytest
 
-from conftest import LATE_ORDER, ROOT, SEP_15, append_line, run_script
+from conftest import LATE_ORDER, ROOT, SEP_15, append_line, group_members, run_script
+from held_write import ended_processes, release, wait_held
 from check_day import compare_day, file_ids
 from check_month import month_days, month_verdict
 from day_states import DayState, file_sha256, state_of
@@ -38,23 +40,29 @@ def client_env(remote=None) -> dict:
     return {**env, "SPARK_REMOTE": remote} if remote else env
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """One server in a fresh project folder: {folder, line, remote, pid, port}; always stopped after."""
-    folder = tmp_path_factory.mktemp("project")
+def start_server(folder) -> dict:
+    """`eval "$(python spark_server.py start)"` in folder, as a user does: {folder, line, remote, pid, port};
+    an AssertionError with start's stderr when it failed."""
     shell = f'line=$({shlex.quote(sys.executable)} {ROOT / "spark_server.py"} start) || exit; ' \
             'printf "%s\\n" "$line"; eval "$line"; printf "%s\\n" "$SPARK_REMOTE"'
     done = subprocess.run(["bash", "-c", shell], cwd=folder, env=client_env(), capture_output=True,
                           text=True, timeout=400)
-    state = json.loads((folder / ".spark_server" / "server.json").read_text()) if done.returncode == 0 else {}
+    assert done.returncode == 0, done.stderr
+    line, remote = done.stdout.splitlines()
+    return {"folder": folder, "line": line, "remote": remote,
+            **json.loads((folder / ".spark_server" / "server.json").read_text())}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One server in a fresh project folder: {folder, line, remote, pid, port}; always stopped after.
+    A test that kills it starts the next one in its place (the dict then holds the new one's)."""
+    folder = tmp_path_factory.mktemp("project")
     try:
-        assert done.returncode == 0, done.stderr
-        line, remote = done.stdout.splitlines()
-        yield {"folder": folder, "line": line, "remote": remote, **state}
+        yield start_server(folder)
     finally:
-        if state:
+        if (folder / ".spark_server").exists():
             run_script("spark_server.py", "stop", cwd=folder, env=client_env())
-            assert not alive(state["pid"])
 
 
 def run(server, *args, folder=None):
@@ -238,6 +246,61 @@ def test_a_client_without_the_right_token_is_refused_in_one_line(server, token):
     assert re.fullmatch(r"error: Spark Connect refused the request \(UNAUTHENTICATED\): \w[\w ]+; "
                         r"SPARK_REMOTE needs the server's token \(python spark_server.py env prints it\)\n",
                         done.stderr), done.stderr
+
+
+# The whole table through a client of the server: (content fingerprint, version), as tests/fingerprint.py has it.
+TABLE_STATE = """
+import hashlib
+from delta_session import delta_spark, orders_table, table_version
+spark = delta_spark("state")
+rows = sorted(tuple(row) for row in orders_table(spark).collect())
+print(hashlib.sha256(repr(rows).encode()).hexdigest(), table_version(spark))
+"""
+
+
+def table_state(server) -> str:
+    done = subprocess.run([sys.executable, "-c", TABLE_STATE], cwd=server["folder"], capture_output=True, text=True,
+                          env={**client_env(server["remote"]), "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    return done.stdout
+
+
+def test_a_server_killed_mid_commit_leaves_the_table_whole_and_a_new_one_reruns(server, monkeypatch):
+    """SIGKILL to the server's JVM while a client's load is inside its Delta transaction (its rows held
+    by tests/held_write.py): the client says so in one line, status clears the dead server's state, a new
+    start works and the rerun lands. The next tests use the new server."""
+    monkeypatch.chdir(server["folder"])
+    before, old = table_state(server), dict(server)
+    append_line(dt.date(2026, 9, 20), "2132,C03,4.50,2026-09-20T21:30:00")
+    hold = server["folder"] / "hold"
+    hold.mkdir()
+    client = subprocess.Popen([sys.executable, str(ROOT / "tests" / "held_write.py"), str(hold), "load_day.py",
+                               "2026-09-21"], cwd=server["folder"], env=client_env(server["remote"]),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_held(hold, 1, ended_processes([client]))
+        os.kill(old["pid"], signal.SIGKILL)  # the JVM alone, as the kernel's OOM killer would
+        out, err = client.communicate(timeout=120)
+    finally:
+        release(hold)  # the server's Python worker, still holding the rows, ends
+        if client.poll() is None:
+            client.kill()
+        if group_members(old["pid"]):
+            os.killpg(old["pid"], signal.SIGKILL)
+    assert (client.returncode, out) == (1, "")
+    assert err == (f"error: the Spark Connect server at sc://localhost:{old['port']} (SPARK_REMOTE) went away "
+                   f"(UNAVAILABLE); a commit it was making landed whole or not at all: see "
+                   f"python spark_server.py status, start it again and rerun\n")
+    done = run_script("spark_server.py", "status", cwd=server["folder"], env=client_env())
+    assert (done.returncode, done.stdout) == (1, f"no Spark server is running here (pid {old['pid']}, port "
+                                                 f"{old['port']} has ended: removed its stale .spark_server/)\n")
+    assert not (server["folder"] / ".spark_server").exists()
+    server.update(start_server(server["folder"]))
+    assert server["pid"] != old["pid"] and table_state(server) == before  # nothing of the killed commit
+    assert lines_of(run(server, "load_day.py", "2026-09-21")) == [
+        "run 2026-09-21 loaded 2026-09-20: 4 rows, orders_daily has 53"]
+    assert lines_of(run(server, "check_day.py", "2026-09-21")) == [
+        "ok 2026-09-20: 4 rows for the file's 4 orders, 0 missing"]
 
 
 def test_stop_ends_the_server_and_frees_its_port(server):
