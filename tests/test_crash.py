@@ -18,12 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, group_members, table_rows
+from conftest import ROOT, group_members, table_rows, table_version
 from fingerprint import content_sha256
 from project_paths import day_file
 
 FIRST, LAST = "2026-09-02", "2026-09-05"  # 4 runs: days 2026-09-01 .. 2026-09-04
 KILLS = int(os.environ.get("SHOP_CRASH_KILLS", "20"))  # fewer for a quick local try
+RUNS = 4
+# At least this share of the kills must land inside the backfill: after some of its commits, before others.
+INSIDE_SHARE = 0.4
 FINAL = 99
 
 
@@ -110,19 +113,29 @@ def test_killed_backfill_leaves_whole_days_and_a_rerun_converges(spark, days, tm
 
     monkeypatch.chdir(days)
     rng, kills, attempt = random.Random(6), 0, 0
-    before = by_day(table_rows(spark))
+    before, version = by_day(table_rows(spark)), table_version(spark)
+    commits = []  # for each kill, how many of the backfill's commits had landed
     while kills < KILLS:
         attempt += 1
         assert attempt <= 2 * KILLS, f"only {kills} kills landed while a backfill ran"
         write_variant(base_files, attempt)
         run = Backfill(days)
         sleep_to_kill_moment(run, rng, first, total - first)
-        kills += run.kill()
-        after = by_day(table_rows(spark))  # the table reads
+        killed = run.kill()
+        kills += killed
+        after, after_version = by_day(table_rows(spark)), table_version(spark)  # the table reads
         assert set(after) == set(before)
         for day, rows in after.items():
             assert rows in (before[day], by_day(variant_rows(base, attempt))[day]), (attempt, day, rows)
-        before = after  # nothing writes between a kill and the next backfill's start
+        assert 0 <= after_version - version <= RUNS, (attempt, version, after_version)  # a commit a run at most
+        if killed:
+            commits.append(after_version - version)
+        before, version = after, after_version  # nothing writes between a kill and the next backfill's start
+    inside = sum(0 < landed < RUNS for landed in commits)
+    print(f"\n{inside} of {KILLS} kills fell between the backfill's commits; commits before each kill: {commits}")
+    assert KILLS > 0 and inside >= max(1, INSIDE_SHARE * KILLS), (
+        f"{inside} of {KILLS} kills (SHOP_CRASH_KILLS) fell between the backfill's commits, "
+        f"{INSIDE_SHARE:.0%} at least are needed; commits landed before each kill: {commits}")
 
     write_variant(base_files, FINAL)
     Backfill(days).finish()
