@@ -114,11 +114,19 @@ def first_ids(kinds, kind: str) -> str:
 KINDS = {"missing": "copies IS NULL", "not in the file": "in_file IS NULL", "duplicated": "copies > 1"}
 
 
-def check_days(spark, found_days: list, in_files) -> dict:
-    """{day: (ok, message)} for the days of one commit, [(day, DayFile)], in one Spark query: the
-    table's rows of those days against in_files (read_days' frame of their files), by day and order id."""
+def check_days(spark, found_days: list, in_files=None) -> dict:
+    """{day: (ok, message)} for the days of one commit, [(day, DayFile)], in one Spark query: the table's
+    order ids of those days against their files' ids. Up to IDS_IN_PYTHON ids in all, the table's ids
+    come back and are compared as check_day compares a day; more are compared inside Spark with
+    in_files (read_days' frame of the files), by day and order id, and only counts come back."""
     from pyspark.sql import functions as F
     days = [day for day, _ in found_days]
+    if sum(found.count for _, found in found_days) <= IDS_IN_PYTHON:
+        ids = {}
+        for row in (orders_table(spark).where(F.col(PARTITION_COLUMN).isin(days))
+                    .select(PARTITION_COLUMN, "order_id").collect()):
+            ids.setdefault(row[PARTITION_COLUMN], []).append(row.order_id)
+        return {day: compare_day(day, found.order_ids, "", ids.get(day, [])) for day, found in found_days}
     in_table = (orders_table(spark).where(F.col(PARTITION_COLUMN).isin(days))
                 .groupBy(PARTITION_COLUMN, "order_id").agg(F.count("*").alias("copies")))
     joined = (in_files.select(PARTITION_COLUMN, "order_id", F.lit(True).alias("in_file"))

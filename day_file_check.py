@@ -10,7 +10,9 @@ import csv
 import datetime as dt
 import hashlib
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import reduce
 
 from errors import ToolkitError
 from project_paths import day_file, shown
@@ -19,6 +21,8 @@ from table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
 ORDER_ID = re.compile(r"\d{1,18}")
 AMOUNT = re.compile(r"-?\d{1,10}(\.\d{1,2})?")
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
+DAY_FILE_NAME = r"^(\d{4}-\d{2}-\d{2})\.csv$"  # project_paths.day_file: the day, then .csv
+OPEN_COST = "spark.sql.files.openCostInBytes"
 # Control characters (Unicode's Cc: C0, DEL, C1): a field holding one (ESC, BEL, NUL, tab, a line end
 # inside quotes, ...) is refused and shown escaped, so that a bad file cannot repaint the terminal of
 # whoever reads the refusal.
@@ -143,15 +147,33 @@ def read_orders(spark, found: DayFile, day: dt.date):
 
 
 def read_days(spark, found_days: list):
-    """The files of several days as one DataFrame of read_orders' reads: [(day, DayFile)]. Each file
-    stays one partition of its own, so a write puts each day in files of its own (a later rerun of
-    one day then rewrites no other day's rows). The reads are joined in a balanced tree of unions:
-    a year of days is a plan 9 unions deep, not 365."""
-    frames = [read_orders(spark, found, day) for day, found in found_days]
-    while len(frames) > 1:
-        frames = [frames[at].unionByName(frames[at + 1]) if at + 1 < len(frames) else frames[at]
-                  for at in range(0, len(frames), 2)]
-    return frames[0]
+    """The files of several days as one DataFrame, like read_orders: [(day, DayFile)], one read per
+    column order (a header may name the columns in any order), each row's day from its file's name.
+    Read inside one_file_a_task, each file is a partition of its own (a write then keeps each day in
+    files of its own)."""
+    from pyspark.sql import functions as F
+    by_columns = {}
+    for _, found in found_days:
+        by_columns.setdefault(tuple(found.columns), []).append(str(found.path))
+    frames = [(spark.read.schema(columns_ddl(columns))
+               .options(header=True, mode="FAILFAST", timestampFormat="yyyy-MM-dd'T'HH:mm:ss")
+               .csv(paths)
+               .select(*COLUMNS, F.regexp_extract("_metadata.file_name", DAY_FILE_NAME, 1)
+                       .cast(PARTITION_TYPE).alias(PARTITION_COLUMN)))
+              for columns, paths in by_columns.items()]
+    return reduce(lambda one, other: one.unionByName(other), frames)
+
+
+@contextmanager
+def one_file_a_task(spark):
+    """While inside, Spark reads each file as a partition of its own: opening a file is made to cost as
+    much as a whole partition's bytes (spark.sql.files.openCostInBytes), so no two files share one.
+    Unset on the way out, as expression_mode does."""
+    spark.conf.set(OPEN_COST, spark.conf.get("spark.sql.files.maxPartitionBytes"))
+    try:
+        yield
+    finally:
+        spark.conf.unset(OPEN_COST)
 
 
 def line_of_id(found: DayFile, order_id: int) -> int:

@@ -14,7 +14,7 @@ lands whole or not at all. The loaded days are then checked against their files 
 import json
 
 from check_day import check_days
-from day_file_check import bad_line, line_of_id, read_day_file, read_days
+from day_file_check import bad_line, line_of_id, one_file_a_task, read_day_file, read_days
 from delta_session import TABLE, new_table_layout, orders_table, table_exists
 from errors import ToolkitError, one_line
 from expression_mode import interpreted_for
@@ -128,7 +128,8 @@ def write_days(spark, passed) -> tuple:
         writer = (files_of(spark, loading).write.format("delta")
                   .mode("overwrite").option("replaceWhere", days_predicate(days))
                   .option("userMetadata", commit_lineage(loading)))
-        new_table_layout(spark, writer).save(str(table_path()))
+        with one_file_a_task(spark):  # a day's rows in files of its own: a later rerun of it rewrites no other day
+            new_table_layout(spark, writer).save(str(table_path()))
     return loading, refused
 
 
@@ -159,7 +160,7 @@ def run_lines(spark, loaded, what: str) -> dict:
     found_days = [(day, found) for _, day, found in loaded]
     try:
         total = orders_table(spark).count()
-        verdicts = check_days(spark, found_days, read_days(spark, found_days))
+        verdicts = check_days(spark, found_days, read_days(spark, found_days))  # a lazy frame: read if used
     except Exception as error:  # the commit landed; its check could not run
         return {run_date: (False, f"run {run_date} loaded {day}, its check failed: {one_line(error)} ({what})")
                 for run_date, day, _ in loaded}
