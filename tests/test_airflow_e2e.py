@@ -35,7 +35,7 @@ from run_args import run_dates
 
 pytestmark = [
     pytest.mark.airflow,
-    pytest.mark.timeout(900),  # Airflow, a Spark server and a backfill's runs: 3 minutes in CI
+    pytest.mark.timeout(2400),  # Airflow (set up in the first test), its DAGs and their runs: 15 minutes and more in CI
     pytest.mark.skipif(importlib.util.find_spec("airflow") is None,
                        reason="apache-airflow is not installed: make airflow-setup"),
 ]

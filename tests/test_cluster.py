@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, group_members, table_rows
 from standalone import StandaloneCluster, is_loopback, listening
 
-pytestmark = pytest.mark.timeout(600)  # a master, a worker and the scripts on them: 2 minutes in CI
+pytestmark = pytest.mark.timeout(1200)  # a master, a worker and the scripts on them: 2 to 6 minutes in CI
 
 WEEK = ("2026-09-02", "2026-09-08")  # loads 1 to 7 September
 LATE_ORDER_5TH = "2131,C02,19.99,2026-09-05T20:30:00"

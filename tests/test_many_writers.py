@@ -20,7 +20,7 @@ from run_args import day_loaded_by
 from held_write import ended_processes, release, wait_held
 from load_day import load_day
 
-pytestmark = pytest.mark.timeout(600)  # writer processes, each a JVM: over 2 minutes for the longest in CI
+pytestmark = pytest.mark.timeout(1200)  # writer processes, each a JVM: over 2 minutes for the longest in CI
 
 CONFLICT = "DELTA_CONCURRENT_APPEND.WITHOUT_HINT"
 FIRST_CONFLICT = "DELTA_PROTOCOL_CHANGED"  # two first loads: the winner's version 0 created the table

@@ -11,7 +11,7 @@ from nbclient import NotebookClient
 
 from conftest import ROOT, group_members
 
-pytestmark = pytest.mark.timeout(900)  # a kernel and its Spark; nbclient allows a cell 600 s
+pytestmark = pytest.mark.timeout(1800)  # a kernel and its Spark; nbclient allows a cell 600 s
 
 GUARD = 'if __name__ == "__main__" and "__file__" in globals():'
 CONFLICT = "DELTA_CONCURRENT_APPEND.WITHOUT_HINT"

@@ -20,7 +20,7 @@ import pytest
 from conftest import LATE_ORDER, SEP_15, append_line, root_at, run_script
 
 # The story (the module fixture, about 5 minutes in CI) runs in the first test's setup.
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.timeout(1800)
 
 RAW, VIEW = "orders_raw", "orders_by_day"
 FLOW = "2026-12-01 10:38:02: "  # the shape of spark-pipelines' own lines; the stamp itself is not compared

@@ -27,7 +27,7 @@ from make_days import DAY_COUNTS
 from month_calendar import draw_calendar
 from connect_server import alive, answers
 
-pytestmark = pytest.mark.timeout(600)  # the module's server starts in the first test's setup (up to 400 s)
+pytestmark = pytest.mark.timeout(1200)  # the module's server starts in the first test's setup (up to 400 s)
 
 SEPTEMBER = dt.date(2026, 9, 1)
 TIME = re.compile(r" \(\d+\.\d\d? s\)$")
