@@ -199,7 +199,7 @@ def create_backfill(shop: Shop, *extra) -> None:
     unfinished backfill per DAG, and the scheduler closes the last one only soon after it ends."""
     args = ("shop_backfill", "--from-date", FROM_DATE, "--to-date", TO_DATE, "--max-active-runs", "1",
             *extra)
-    wait_for(lambda: shop.sh(*args, check=False).returncode == 0, "backfill create to be accepted", 60)
+    wait_for(lambda: shop.sh(*args, check=False).returncode == 0, "backfill create to be accepted", 300)
 
 
 def seconds(run: dict) -> float:
