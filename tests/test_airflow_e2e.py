@@ -219,14 +219,14 @@ def shop(tmp_path_factory):
 
 
 def test_backfill_fails_only_the_missing_day_and_reprocessing_reruns_only_that_run(shop):
-    shop.sh("python", "make_days.py")
-    (shop.home / "landing" / "orders" / f"{MISSING_DAY}.csv").unlink()
-
-    # Turning the DAG on starts one run of its own, for the latest 02:00: no file for yesterday.
+    # Turning the DAG on starts one run of its own, for the latest 02:00 by the real clock. It runs before
+    # any file exists, so it fails whatever today's date is (even one whose day is in September).
     shop.sh("airflow", "dags", "unpause", "shop_daily")
     wait_for(lambda: any(state in DONE for state, _ in shop.run_states("shop_daily").values()),
              "the scheduled run", 600, every=3)
     assert [r["state"] for r in runs(shop).values()] == ["failed"]
+    shop.sh("python", "make_days.py")
+    (shop.home / "landing" / "orders" / f"{MISSING_DAY}.csv").unlink()
 
     started = time.monotonic()
     create_backfill(shop)
