@@ -6,12 +6,12 @@ PY := $(VENV)/bin/python
 .PHONY: setup airflow-setup databricks-setup test-setup run pipeline test bench bench-parallel bench-dag
 setup: $(VENV)/.installed
 
-# requirements-connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
-$(VENV)/.installed: requirements.txt requirements-connect.txt
+# requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
+$(VENV)/.installed: requirements.txt requirements/connect.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -r requirements.txt -r requirements-connect.txt
-	$(PY) class_archive.py
-	$(PY) log_store.py
+	$(PY) -m pip install -q -r requirements.txt -r requirements/connect.txt
+	$(PY) -m shoptoolkit.jvm.class_archive
+	$(PY) -m shoptoolkit.jvm.log_store
 	touch $@
 
 # Make September's files, backfill it in one Spark session, check the month.
@@ -29,23 +29,23 @@ pipeline: setup
 # Airflow 3 for dags/shop_daily.py (docs/airflow.md), in the same .venv; the core runs without it.
 airflow-setup: $(VENV)/.airflow-installed
 
-$(VENV)/.airflow-installed: $(VENV)/.installed requirements-airflow.txt constraints-airflow.txt
-	$(PY) -m pip install -q -r requirements-airflow.txt -c constraints-airflow.txt
+$(VENV)/.airflow-installed: $(VENV)/.installed requirements/airflow.txt requirements/airflow-constraints.txt
+	$(PY) -m pip install -q -r requirements/airflow.txt -c requirements/airflow-constraints.txt
 	touch $@
 
 # databricks-bundles (to validate databricks.yml) and the Airflow provider for
 # dags/shop_daily_databricks.py (docs/databricks.md), in the same .venv, after Airflow.
 databricks-setup: $(VENV)/.databricks-installed
 
-$(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements-databricks.txt
-	$(PY) -m pip install -q -r requirements-databricks.txt
+$(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databricks.txt
+	$(PY) -m pip install -q -r requirements/databricks.txt
 	touch $@
 
 # pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first).
 test-setup: $(VENV)/.test-installed
 
-$(VENV)/.test-installed: $(VENV)/.databricks-installed requirements-test.txt
-	$(PY) -m pip install -q -r requirements-test.txt
+$(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
+	$(PY) -m pip install -q -r requirements/test.txt
 	touch $@
 
 # Includes the Airflow tests (pytest -m "not airflow" leaves them out), the Databricks bundle's and
@@ -57,9 +57,9 @@ test: test-setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=10 --no-skips tests
 
 # The figures of the README's Benchmark section (about 50 minutes on 2 cores; each script says how to
-# run a part). The reference line needs delta-rs (bench/requirements.txt); the toolkit does not.
+# run a part). The reference line needs delta-rs (requirements/bench.txt); the toolkit does not.
 bench: setup
-	$(PY) -m pip install -q -r bench/requirements.txt
+	$(PY) -m pip install -q -r requirements/bench.txt
 	$(PY) bench/bench_commits.py
 	$(PY) bench/bench_backfill.py
 	$(PY) bench/bench_warm.py

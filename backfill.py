@@ -27,14 +27,13 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from delta_session import TABLE, delta_spark, orders_table, table_exists
-from errors import one_line, run_main
-from run_args import add_root, add_verbose, check_range, parse_date, parse_days_per_commit, run_dates
-from spark_jvm import LASTING_RUNS
-from table_schema import PARTITION_COLUMN
+from shoptoolkit.errors import one_line, run_main
+from shoptoolkit.load_days import load_days
+from shoptoolkit.reprocess import REPROCESS, dates_to_run, dry_run
+from shoptoolkit.run_args import add_root, add_verbose, check_range, parse_date, parse_days_per_commit, run_dates
+from shoptoolkit.table_schema import PARTITION_COLUMN
 from check_day import check_day
 from load_day import load_day, load_retrying
-from load_days import load_days
-from reprocess import REPROCESS, dates_to_run, dry_run
 
 
 def run_one(spark, run_date, load=load_day) -> tuple:
@@ -172,10 +171,10 @@ def parse_args(argv):
     return args
 
 
-def lasting(first, last, per_commit: int = 1) -> bool:
-    """A backfill of LASTING_RUNS runs or commits or more lasts long enough for Java's full JIT to pay back."""
+def commit_count(first, last, per_commit: int = 1) -> int:
+    """How many commits a backfill writes: one a run, or one per per_commit runs (0: one in all)."""
     runs = len(run_dates(first, last))
-    return (runs if per_commit == 1 else -(-runs // (per_commit or runs))) >= LASTING_RUNS
+    return runs if per_commit == 1 else -(-runs // (per_commit or runs))
 
 
 def main(argv=None) -> int:
@@ -183,7 +182,7 @@ def main(argv=None) -> int:
     started = time.perf_counter()
 
     def body():
-        spark = delta_spark("backfill", lasting=lasting(args.first, args.last, args.days_per_commit))
+        spark = delta_spark("backfill", commits=commit_count(args.first, args.last, args.days_per_commit))
         if args.dry_run:
             print("\n".join(dry_run(spark, args.first, args.last, args.reprocess)))
             return 0

@@ -5,157 +5,21 @@
 Prints `ok ...` (exit 0) or a line starting with `PROBLEM` that says what is wrong (exit 1).
 """
 import argparse
-from collections import Counter
 
-from day_file_check import read_day_file, read_orders
-from delta_session import delta_spark, orders_table
-from errors import ToolkitError, run_main
-from expression_mode import interpreted_for
-from project_paths import day_file
-from run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
-from table_schema import PARTITION_COLUMN
+from delta_session import delta_spark, small_day_queries
+from shoptoolkit.day_compare import IDS_IN_PYTHON, checked_file, compare_checked, compare_in_spark, stored_ids
+from shoptoolkit.errors import run_main
+from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
 
 
-def stored_ids(spark, first_day, last_day) -> dict:
-    """The order ids the table holds for each day from first_day to last_day, in one scan."""
-    from pyspark.sql import functions as F
-    rows = (orders_table(spark)
-            .where(F.col(PARTITION_COLUMN).between(F.lit(first_day), F.lit(last_day)))
-            .select(PARTITION_COLUMN, "order_id")
-            .collect())
-    ids = {}
-    for row in rows:
-        ids.setdefault(row[PARTITION_COLUMN], []).append(row.order_id)
-    return ids
-
-
-def checked_file(day):
-    """The day's file after its line-by-line check, or None and a short reason ('no file', a bad line)."""
-    if not day_file(day).exists():
-        return None, "no file"
-    try:
-        return read_day_file(day), ""
-    except ToolkitError as error:
-        return None, f"bad file ({error})"
-
-
-def file_ids(day):
-    """The day file's order ids, or None and a short reason why there are none."""
-    found, why = checked_file(day)
-    return (found.order_ids if found else None), why
-
-
-def listed(ids) -> str:
-    ids = sorted(ids)
-    return ", ".join(map(str, ids[:5])) + (", ..." if len(ids) > 5 else "")
-
-
-def compare_day(day, ids_in_file, why_no_ids: str, ids_in_table: list):
-    """(ok, message) for one day: the table's ids against the file's."""
-    if ids_in_file is None:
-        return False, f"PROBLEM {day}: {why_no_ids}, {len(ids_in_table)} rows"
-    in_table = Counter(ids_in_table)
-    missing = set(ids_in_file) - set(in_table)
-    extra = set(in_table) - set(ids_in_file)
-    twice = [order_id for order_id, count in in_table.items() if count > 1]
-    return day_verdict(day, len(ids_in_table), len(ids_in_file),
-                       {"missing": (len(missing), listed(missing)),
-                        "not in the file": (len(extra), listed(extra)),
-                        "duplicated": (len(twice), listed(twice))})
-
-
-def compare_checked(day, found, why: str, ids_in_table: list):
-    """compare_day for a day file as checked_file found it (None and why when it has no ids)."""
-    return compare_day(day, found.order_ids if found else None, why, ids_in_table)
-
-
-def day_verdict(day, rows: int, orders: int, differences: dict):
-    """(ok, message) from the counts: differences maps a kind to (how many, the first ids listed)."""
-    head = f"{rows} rows for the file's {orders} orders"
-    found = [f"{count} {kind} ({ids})" for kind, (count, ids) in differences.items() if count]
-    if not found:
-        return True, f"ok {day}: {head}, 0 missing"
-    return False, f"PROBLEM {day}: " + ", ".join([head] + found)
-
-
-# A day with more orders than this is compared inside Spark: only the counts and the first few
-# differing ids come back to Python, never the day's ids.
-IDS_IN_PYTHON = 100_000
-
-
-def compare_in_spark(spark, found, day):
-    """(ok, message) for a big day: the file read by Spark joined with the day's rows, by order id."""
-    from pyspark.sql import functions as F
-    in_file = read_orders(spark, found, day).select("order_id", F.lit(True).alias("in_file"))
-    in_table = (orders_table(spark).where(F.col(PARTITION_COLUMN) == F.lit(day))
-                .groupBy("order_id").agg(F.count("*").alias("copies")))
-    kinds = (in_file.join(in_table, "order_id", "full_outer")
-             .select("order_id", "copies",
-                     F.when(F.col("copies").isNull(), "missing")
-                     .when(F.col("in_file").isNull(), "not in the file")
-                     .when(F.col("copies") > 1, "duplicated").alias("kind"))
-             .cache())
-    try:
-        rows = kinds.agg(F.coalesce(F.sum("copies"), F.lit(0))).first()[0]
-        counts = dict(kinds.where(F.col("kind").isNotNull()).groupBy("kind").count().collect())
-        differences = {kind: (counts.get(kind, 0), first_ids(kinds, kind) if counts.get(kind) else "")
-                       for kind in ("missing", "not in the file", "duplicated")}
-    finally:
-        kinds.unpersist()
-    return day_verdict(day, rows, found.count, differences)
-
-
-def first_ids(kinds, kind: str) -> str:
-    """The first five ids of one kind of difference, as listed() shows them."""
-    ids = [row.order_id for row in kinds.where(kinds.kind == kind).orderBy("order_id").limit(6).collect()]
-    return listed(ids[:5]) + (", ..." if len(ids) > 5 else "")
-
-
-KINDS = {"missing": "copies IS NULL", "not in the file": "in_file IS NULL", "duplicated": "copies > 1"}
-
-
-def check_days(spark, found_days: list, in_files=None) -> dict:
-    """{day: (ok, message)} for the days of one commit, [(day, DayFile)], in one Spark query: the table's
-    order ids of those days against their files' ids. Up to IDS_IN_PYTHON ids in all, the table's ids
-    come back and are compared as check_day compares a day; more are compared inside Spark with
-    in_files (read_days' frame of the files), by day and order id, and only counts come back."""
-    from pyspark.sql import functions as F
-    days = [day for day, _ in found_days]
-    if sum(found.count for _, found in found_days) <= IDS_IN_PYTHON:
-        ids = {}
-        for row in (orders_table(spark).where(F.col(PARTITION_COLUMN).isin(days))
-                    .select(PARTITION_COLUMN, "order_id").collect()):
-            ids.setdefault(row[PARTITION_COLUMN], []).append(row.order_id)
-        return {day: compare_day(day, found.order_ids, "", ids.get(day, [])) for day, found in found_days}
-    in_table = (orders_table(spark).where(F.col(PARTITION_COLUMN).isin(days))
-                .groupBy(PARTITION_COLUMN, "order_id").agg(F.count("*").alias("copies")))
-    joined = (in_files.select(PARTITION_COLUMN, "order_id", F.lit(True).alias("in_file"))
-              .join(in_table, [PARTITION_COLUMN, "order_id"], "full_outer"))
-    per_kind = [agg for name, (kind, when) in enumerate(KINDS.items()) for agg in (
-        F.count(F.when(F.expr(when), 1)).alias(f"n{name}"),
-        F.slice(F.sort_array(F.collect_list(F.when(F.expr(when), F.col("order_id")))), 1, 6).alias(f"ids{name}"))]
-    counted = {row[PARTITION_COLUMN]: row for row in
-               joined.groupBy(PARTITION_COLUMN).agg(F.coalesce(F.sum("copies"), F.lit(0)).alias("rows"),
-                                                    *per_kind).collect()}
-    return {day: day_counts(day, found.count, counted.get(day)) for day, found in found_days}
-
-
-def day_counts(day, orders: int, row):
-    """check_days' verdict for one day from its row of counts (None: neither the file nor the table has an id)."""
-    if row is None:
-        return day_verdict(day, 0, orders, {kind: (0, "") for kind in KINDS})
-    return day_verdict(day, row.rows, orders,
-                       {kind: (row[f"n{name}"], listed(row[f"ids{name}"])) for name, kind in enumerate(KINDS)})
-
-
+@small_day_queries
 def check_day(spark, run_date):
     """Compare the day run_date loads with its file; return (ok, message)."""
     day = day_loaded_by(as_date(run_date))
     found, why = checked_file(day)
     if found and found.count > IDS_IN_PYTHON:
         return compare_in_spark(spark, found, day)
-    with interpreted_for(spark, found.count if found else 0):
-        return compare_checked(day, found, why, stored_ids(spark, day, day).get(day, []))
+    return compare_checked(day, found, why, stored_ids(spark, day, day).get(day, []))
 
 
 def parse_args(argv):

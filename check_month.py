@@ -18,10 +18,10 @@ import json
 import sys
 
 from delta_session import delta_spark, orders_table
-from errors import run_main
-from run_args import add_root, add_verbose, as_date, parse_date, parse_month
-from day_states import day_states
-from month_calendar import draw_calendar, wants_colour
+from shoptoolkit.day_states import day_states
+from shoptoolkit.errors import run_main
+from shoptoolkit.month_calendar import draw_calendar, wants_colour
+from shoptoolkit.run_args import add_root, add_verbose, as_date, parse_date, parse_month
 
 
 def month_days(month: dt.date) -> list:

@@ -13,14 +13,14 @@ import argparse
 import csv
 from decimal import Decimal
 
-from check_day import checked_file
-from check_month import first_of, month_days
-from delta_log_check import delta_log_problem
 from delta_session import delta_spark
-from errors import ToolkitError, run_main
-from project_paths import LAKE, project_root, shown
-from run_args import add_root, add_verbose, day_loaded_by, parse_date, parse_month
-from table_schema import PARTITION_COLUMN
+from shoptoolkit.day_compare import checked_file
+from shoptoolkit.delta_log_check import delta_log_problem
+from shoptoolkit.errors import ToolkitError, run_main
+from shoptoolkit.project_paths import LAKE, project_root, shown
+from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, parse_date, parse_month
+from shoptoolkit.table_schema import PARTITION_COLUMN
+from check_month import first_of, month_days
 
 VIEW = "orders_by_day"
 NOTHING = (0, Decimal("0"))

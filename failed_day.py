@@ -9,10 +9,10 @@ reruns its failed tasks once the day's file is fixed.
 """
 import argparse
 
-from check_day import checked_file
-from errors import run_main
-from project_paths import day_file, shown
-from run_args import add_root, add_verbose, day_loaded_by, parse_date
+from shoptoolkit.day_compare import checked_file
+from shoptoolkit.errors import run_main
+from shoptoolkit.project_paths import day_file, shown
+from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, parse_date
 
 
 def failed_day_line(run_date) -> str:

@@ -15,9 +15,9 @@ import argparse
 import json
 
 from delta_session import delta_spark, history_frame, orders_table
-from errors import run_main
-from run_args import add_root, add_verbose
-from table_schema import PARTITION_COLUMN
+from shoptoolkit.errors import run_main
+from shoptoolkit.run_args import add_root, add_verbose
+from shoptoolkit.table_schema import PARTITION_COLUMN
 
 
 def table_history(spark, limit: int = 10) -> list:

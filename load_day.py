@@ -8,21 +8,16 @@ The write is one Delta commit (replaceWhere on order_date): it lands whole or no
 """
 import argparse
 import datetime as dt
-import json
 
-from day_file_check import DayFile, bad_line, line_of_id, read_day_file, read_orders
-from delta_session import TABLE, delta_spark, new_table_layout, orders_table, table_exists
-from errors import ToolkitError, run_main
-from expression_mode import interpreted_for
-from project_paths import day_file, shown, table_path
-from retry import print_now, retrying
-from run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
-from table_schema import PARTITION_COLUMN
-
-
-# Up to this many ids, the clash check names them in the query (one job, no join); a bigger day
-# is joined with its own rows read from the file instead.
-IDS_IN_QUERY = 1000
+from delta_session import TABLE, delta_spark, new_table_layout, orders_table, small_day_queries, table_exists
+from shoptoolkit.day_file_check import DayFile, bad_line, line_of_id, read_day_file, read_orders
+from shoptoolkit.errors import ToolkitError, run_main
+from shoptoolkit.lineage import lineage
+from shoptoolkit.project_paths import day_file, shown, table_path
+from shoptoolkit.retry import print_now, retrying
+from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
+from shoptoolkit.table import IDS_IN_QUERY
+from shoptoolkit.table_schema import PARTITION_COLUMN
 
 
 def ids_on_other_days(spark, found: DayFile, orders, day: dt.date) -> list:
@@ -45,17 +40,7 @@ def ids_on_other_days(spark, found: DayFile, orders, day: dt.date) -> list:
     return sorted((row.order_id, row[PARTITION_COLUMN]) for row in stored.limit(5).collect())
 
 
-def lineage_entry(run_date: dt.date, day: dt.date, found: DayFile) -> dict:
-    """What a load of one day wrote: its run, its day, and its file's size, sha256 and rows."""
-    return {"run_date": str(run_date), "day": str(day), "file": shown(found.path), "size": found.size,
-            "sha256": found.sha256, "rows_read": found.count, "rows_written": found.count}
-
-
-def lineage(run_date: dt.date, day: dt.date, found: DayFile) -> str:
-    """What this commit loaded, as JSON for the commit's user metadata."""
-    return json.dumps(lineage_entry(run_date, day, found), sort_keys=True)
-
-
+@small_day_queries
 def load_day(spark, run_date) -> str:
     """Replace the day before run_date with its landing file; return the line to print."""
     run_date = as_date(run_date)
@@ -63,20 +48,18 @@ def load_day(spark, run_date) -> str:
     if not day_file(day).exists():
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
     found = read_day_file(day)
-    with interpreted_for(spark, found.count):
-        orders = read_orders(spark, found, day)
-        clash = ids_on_other_days(spark, found, orders, day)
-        if clash:
-            listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash)
-            raise bad_line(found.path, line_of_id(found, clash[0][0]),
-                           f"order_id already stored on another day: {listed}")
-        # The day as a DATE literal: Delta's delete then skips every stored file of another day by
-        # its statistics (with a string it skips none, and reads them all: a job that grows with the table).
-        writer = (orders.write.format("delta").mode("overwrite")
-                  .option("replaceWhere", f"{PARTITION_COLUMN} = DATE'{day}'")
-                  .option("userMetadata", lineage(run_date, day, found)))
-        new_table_layout(spark, writer).save(str(table_path()))
-        total = orders_table(spark).count()
+    orders = read_orders(spark, found, day)
+    clash = ids_on_other_days(spark, found, orders, day)
+    if clash:
+        listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash)
+        raise bad_line(found.path, line_of_id(found, clash[0][0]), f"order_id already stored on another day: {listed}")
+    # The day as a DATE literal: Delta's delete then skips every stored file of another day by
+    # its statistics (with a string it skips none, and reads them all: a job that grows with the table).
+    writer = (orders.write.format("delta").mode("overwrite")
+              .option("replaceWhere", f"{PARTITION_COLUMN} = DATE'{day}'")
+              .option("userMetadata", lineage(run_date, day, found)))
+    new_table_layout(spark, writer).save(str(table_path()))
+    total = orders_table(spark).count()
     return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
 
 

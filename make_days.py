@@ -16,10 +16,10 @@ import datetime as dt
 import random
 import shutil
 
-from errors import run_main
-from project_paths import LANDING, day_file, landing_dir, shown, table_path
-from run_args import add_root, add_verbose, parse_date, run_dates
-from table_schema import COLUMNS
+from shoptoolkit.errors import run_main
+from shoptoolkit.project_paths import LANDING, day_file, landing_dir, shown, table_path
+from shoptoolkit.run_args import add_root, add_verbose, parse_date, run_dates
+from shoptoolkit.table_schema import COLUMNS
 
 FIRST_DAY = dt.date(2026, 9, 1)
 LAST_DAY = dt.date(2026, 9, 30)

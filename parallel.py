@@ -19,13 +19,13 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from conflicts import error_class
 from delta_session import TABLE, delta_spark, orders_table, partition_new_table, table_exists
-from errors import one_line, run_main
-from project_paths import landing_dir, project_root, root_at, shown, table_path
-from run_args import add_root, add_verbose, day_loaded_by, parse_date, run_dates
-from table_schema import PARTITION_COLUMN, table_ddl
-from check_day import compare_day, file_ids, stored_ids
+from shoptoolkit.conflicts import error_class
+from shoptoolkit.day_compare import compare_day, file_ids, stored_ids
+from shoptoolkit.errors import one_line, run_main
+from shoptoolkit.project_paths import landing_dir, project_root, root_at, shown, table_path
+from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, parse_date, run_dates
+from shoptoolkit.table_schema import PARTITION_COLUMN, table_ddl
 from load_day import load_day
 
 DEFAULT_RUNS = ("2026-09-02", "2026-09-05")

@@ -14,11 +14,11 @@ import argparse
 
 from delta_session import (TABLE, delta_spark, history_frame, partition_columns, register_table, table_at_version,
                            table_version)
-from errors import ToolkitError, run_main
-from project_paths import table_path
-from run_args import add_root, add_verbose
-from table_schema import PARTITION_COLUMN
-from retry import print_now, retrying
+from shoptoolkit.errors import ToolkitError, run_main
+from shoptoolkit.project_paths import table_path
+from shoptoolkit.retry import print_now, retrying
+from shoptoolkit.run_args import add_root, add_verbose
+from shoptoolkit.table_schema import PARTITION_COLUMN
 
 
 def rewrite_partitioned(spark) -> int:

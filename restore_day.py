@@ -13,37 +13,16 @@ Refused in one line, exit 1, nothing written: a version the table does not have,
 files VACUUM has removed (the line says which versions can still be read).
 """
 import argparse
-import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from delta_session import TABLE, delta_spark, history_frame, orders_table, table_at_version, table_version
-from errors import ToolkitError, run_main
-from project_paths import table_path
-from run_args import add_root, add_verbose, as_date, check_range, day_loaded_by, parse_date, run_dates
-from table_schema import PARTITION_COLUMN
-from retry import print_now, retrying
-
-# The commit's user metadata: `restore_day: 2026-09-15 from version 29`, or a range `A .. B`.
-NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? from version (\d+)")
-
-
-def days_label(first_day, last_day) -> str:
-    return str(first_day) if first_day == last_day else f"{first_day} .. {last_day}"
-
-
-def restore_note(first_day, last_day, version: int) -> str:
-    return f"restore_day: {days_label(first_day, last_day)} from version {version}"
-
-
-def restored_by(user_metadata: str):
-    """(first day, last day, version) of a restore_day commit's user metadata; None for any other commit."""
-    found = NOTE.fullmatch(user_metadata or "")
-    if not found:
-        return None
-    first, last, version = found.groups()
-    return as_date(first), as_date(last or first), int(version)
-
+from shoptoolkit.errors import ToolkitError, run_main
+from shoptoolkit.lineage import days_label, restore_note
+from shoptoolkit.project_paths import table_path
+from shoptoolkit.retry import print_now, retrying
+from shoptoolkit.run_args import add_root, add_verbose, check_range, day_loaded_by, parse_date, run_dates
+from shoptoolkit.table_schema import PARTITION_COLUMN
 
 def days_predicate(first_day, last_day) -> str:
     """The replaceWhere of the days: one day, or the range."""

@@ -31,10 +31,10 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from errors import ToolkitError, run_main
-from pipeline_setup import DATASETS, PREPARED, SPEC, START_FILE, pipeline_home, prepare_run
-from project_paths import LOGS, project_root, shown
-from run_args import add_root, add_verbose, check_range, parse_date
+from shoptoolkit.errors import ToolkitError, run_main
+from shoptoolkit.pipeline_setup import DATASETS, PREPARED, SPEC, START_FILE, pipeline_home, prepare_run
+from shoptoolkit.project_paths import LOGS, project_root, shown
+from shoptoolkit.run_args import add_root, add_verbose, check_range, parse_date
 
 # spark-pipelines' own lines start with a timestamp: "2026-12-01 10:38:02: Flow ... is RUNNING."
 PIPELINE_LINE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}: ")

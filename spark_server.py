@@ -21,10 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-from connect_server import alive, answers, end_group, free_port, is_server, launch
-from errors import ToolkitError, run_main
-from project_paths import LOGS, project_root, root_at, shown
-from run_args import add_root, add_verbose
+from shoptoolkit.connect_server import alive, answers, end_group, free_port, is_server, launch
+from shoptoolkit.errors import ToolkitError, run_main
+from shoptoolkit.project_paths import LOGS, project_root, root_at, shown
+from shoptoolkit.run_args import add_root, add_verbose
 
 STATE = Path(".spark_server")
 START_TIMEOUT = 300.0  # seconds; a first start without Delta's JARs in the Ivy cache downloads them

@@ -8,7 +8,7 @@ Works in a temporary folder. Prints Spark's start time; for each run inside the 
 its Spark jobs (load and check, counted by job group with the status tracker) and its wall time; the
 whole backfill; the same runs into a table partitioned by order_date (SHOP_PARTITIONED=1); the same
 runs as separate `python load_day.py` processes, and the ratio; and, as a reference, the same per-day replaces with the `deltalake` package (delta-rs, no JVM), which
-`pip install -r bench/requirements.txt` adds.
+`pip install -r requirements/bench.txt` adds.
 """
 import argparse
 import datetime as dt
@@ -23,14 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from delta_session import PARTITIONED_ENV, delta_spark  # noqa: E402
-from project_paths import day_file, root_at, table_path  # noqa: E402
-from run_args import day_loaded_by, run_dates  # noqa: E402
+from delta_session import delta_spark  # noqa: E402
+from shoptoolkit.table import PARTITIONED_ENV  # noqa: E402
+from shoptoolkit.project_paths import day_file, root_at, table_path  # noqa: E402
+from shoptoolkit.run_args import day_loaded_by, run_dates  # noqa: E402
 from backfill import table_summary  # noqa: E402
 from check_day import check_day  # noqa: E402
 from load_day import load_day  # noqa: E402
 from make_days import clean_table, make_days  # noqa: E402
-from spark_jvm import LASTING_RUNS  # noqa: E402
 
 FIRST = dt.date(2026, 9, 2)
 
@@ -56,7 +56,7 @@ def timed_run(spark, run_date) -> tuple:
 def one_session(dates, show) -> tuple:
     """Spark's start time, each run's (seconds, load jobs, check jobs), and the whole backfill's time."""
     started = time.perf_counter()
-    spark = delta_spark("bench_backfill", lasting=len(dates) >= LASTING_RUNS)  # as backfill.py starts it
+    spark = delta_spark("bench_backfill", commits=len(dates))  # as backfill.py starts it
     spark_start = time.perf_counter() - started
     runs = []
     for place, run_date in enumerate(dates, start=1):
@@ -158,7 +158,7 @@ def deltalake_or_none(dates):
     try:
         import deltalake  # noqa: F401
     except ImportError:
-        print("  deltalake is not installed (pip install -r bench/requirements.txt): no delta-rs reference")
+        print("  deltalake is not installed (pip install -r requirements/bench.txt): no delta-rs reference")
         return None
     return deltalake_replaces(dates)
 

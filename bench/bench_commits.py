@@ -25,12 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from delta_session import delta_spark  # noqa: E402
-from project_paths import day_file, root_at, table_path  # noqa: E402
-from run_args import day_loaded_by, run_dates  # noqa: E402
+from shoptoolkit.project_paths import day_file, root_at, table_path  # noqa: E402
+from shoptoolkit.run_args import day_loaded_by, run_dates  # noqa: E402
 from backfill import backfill  # noqa: E402
-from day_file_check import read_day_file  # noqa: E402
+from shoptoolkit.day_file_check import read_day_file  # noqa: E402
 from make_days import clean_table, make_days  # noqa: E402
-from table_schema import columns_ddl  # noqa: E402
+from shoptoolkit.table_schema import columns_ddl  # noqa: E402
 
 SEPTEMBER = ("2026-09-02", "2026-10-01")
 YEAR = (dt.date(2025, 10, 1), dt.date(2026, 9, 30))
@@ -93,7 +93,7 @@ def september(spark) -> list:
             f"one commit {one_commit:.1f} s: {per_run / one_commit:.1f}x faster (target 10x)",
             f"  reference, the course's simple loop (no checks), one commit a run: {loop:.1f} s",
             f"  reference, delta-rs replacing the 30 days in one write (no checks): "
-            + (f"{rust:.2f} s" if rust is not None else "deltalake not installed (bench/requirements.txt)")]
+            + (f"{rust:.2f} s" if rust is not None else "deltalake not installed (requirements/bench.txt)")]
 
 
 def year(spark) -> list:
@@ -149,8 +149,8 @@ def main(argv=None) -> int:
     print(f"{args.only}: load average before {os.getloadavg()[0]:.2f}", flush=True)
     with tempfile.TemporaryDirectory() as folder, root_at(folder):
         # As backfill.py starts it: September's session runs 30 runs a way (a lasting one, Java's full JIT),
-        # a year's few commits keep C1 only (spark_jvm.LASTING_RUNS, backfill.lasting).
-        spark = delta_spark(f"bench_{args.only}", lasting=args.only == "september")
+        # a year's few commits keep C1 only (spark_jvm.LASTING_RUNS, backfill.commit_count).
+        spark = delta_spark(f"bench_{args.only}", commits=30 if args.only == "september" else 1)
         print("\n".join(PARTS[args.only](spark)))
         spark.stop()
     print(f"{args.only}: load average after {os.getloadavg()[0]:.2f}", flush=True)

@@ -17,9 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backfill import backfill  # noqa: E402
-from delta_session import PARTITIONED_ENV, delta_spark, orders_table, partition_columns  # noqa: E402
-from project_paths import set_root  # noqa: E402
-from run_args import parse_date  # noqa: E402
+from delta_session import delta_spark, orders_table, partition_columns  # noqa: E402
+from shoptoolkit.table import PARTITIONED_ENV  # noqa: E402
+from shoptoolkit.project_paths import set_root  # noqa: E402
+from shoptoolkit.run_args import parse_date  # noqa: E402
 from make_days import make_days  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"

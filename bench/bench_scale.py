@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from delta_session import delta_spark  # noqa: E402
-from project_paths import day_file, root_at  # noqa: E402
-from run_args import run_dates  # noqa: E402
+from shoptoolkit.project_paths import day_file, root_at  # noqa: E402
+from shoptoolkit.run_args import run_dates  # noqa: E402
 from backfill import run_one, table_summary  # noqa: E402
 from check_day import check_day  # noqa: E402
 from load_day import load_day  # noqa: E402
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
     for name, part in (("year", year), ("big-day", big_day)):
         if args.only in (None, name):
             with tempfile.TemporaryDirectory() as folder, root_at(folder):
-                spark = delta_spark(f"bench_{name}", lasting=name == "year")  # as backfill.py and load_day.py
+                spark = delta_spark(f"bench_{name}", commits=365 if name == "year" else 1)  # as backfill.py and load_day.py
                 lines += part(spark)
                 spark.stop()
     print("\n".join(lines))

@@ -80,7 +80,7 @@ def operator_env(home: Path) -> dict:
     """spark-pipelines' environment under the operator: its Spark started as run_pipeline.py starts it
     (SPARK_REMOTE=local: a local Connect server of its own; Delta's JARs, the settings, the class
     archive: spark-start.json's values, rendered when the task runs), the toolkit's folder on
-    PYTHONPATH (pipelines/orders.py imports table_schema)."""
+    PYTHONPATH (pipelines/orders.py imports shoptoolkit.table_schema)."""
     started = {key: "{{ spark_start('%s') }}" % key for key in ("PYSPARK_SUBMIT_ARGS", "SPARK_DIST_CLASSPATH")}
     return {"SPARK_REMOTE": "local", **started, "PYTHONPATH": str(home)}
 

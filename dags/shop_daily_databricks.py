@@ -1,6 +1,6 @@
 """shop_daily_databricks: every day at 02:00 UTC, start the Lakeflow job shop_daily with run_date = {{ ds }}.
 
-    make databricks-setup      # the provider: apache-airflow-providers-databricks (requirements-databricks.txt)
+    make databricks-setup      # the provider: apache-airflow-providers-databricks (requirements/databricks.txt)
 
 The job (databricks.yml, docs/databricks.md) loads and checks the day before its run_date on Databricks,
 as dags/shop_daily.py does here; this DAG only starts it and waits for its result. When Airflow starts
@@ -21,7 +21,7 @@ try:
     from airflow.providers.databricks.operators.databricks import DatabricksRunNowOperator
 except ImportError as error:
     raise ImportError("shop_daily_databricks needs apache-airflow-providers-databricks: "
-                      "make databricks-setup (requirements-databricks.txt)") from error
+                      "make databricks-setup (requirements/databricks.txt)") from error
 
 CONN_ID_ENV, JOB_NAME_ENV = "SHOP_DATABRICKS_CONN_ID", "SHOP_DATABRICKS_JOB_NAME"
 

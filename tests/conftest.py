@@ -16,9 +16,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from connect_server import alive  # noqa: E402
+from shoptoolkit.connect_server import alive  # noqa: E402
 from delta_session import delta_spark, orders_table, table_version  # noqa: E402,F401
-from project_paths import ROOT_ENV, day_file, root_at  # noqa: E402,F401
+from shoptoolkit.project_paths import ROOT_ENV, day_file, root_at  # noqa: E402,F401
+from shoptoolkit.jvm.spark_jvm import LASTING_RUNS  # noqa: E402
 
 # Python UDFs (held_write.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
 # PATH, which may lack pyspark: the workers of the suite's session and of its script processes use this one.
@@ -79,7 +80,7 @@ def no_project_root():
 
 @pytest.fixture(scope="session")
 def spark():
-    session = delta_spark("tests", lasting=True)
+    session = delta_spark("tests", commits=LASTING_RUNS)
     yield session
     session.stop()
 

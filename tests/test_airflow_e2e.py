@@ -30,8 +30,8 @@ from pathlib import Path
 import pytest
 
 from conftest import wait_for  # noqa: F401 (test_pipeline_dag.py and bench_dag.py take it from here too)
-from connect_server import free_port
-from run_args import run_dates
+from shoptoolkit.connect_server import free_port
+from shoptoolkit.run_args import run_dates
 
 pytestmark = [
     pytest.mark.airflow,
@@ -120,11 +120,11 @@ class Shop:
 
 
 def copy_project(dest: Path) -> Path:
-    """The toolkit's scripts, dags/ and pipelines/, and .venv pointing at the Python running these tests."""
+    """The toolkit's scripts, its package, dags/ and pipelines/, and .venv pointing at the Python running these tests."""
     dest.mkdir()
-    for path in [*PROJECT.glob("*.py"), *PROJECT.glob("*.properties")]:
+    for path in PROJECT.glob("*.py"):
         shutil.copy(path, dest)
-    for folder in ("dags", "pipelines"):
+    for folder in ("shoptoolkit", "dags", "pipelines"):
         shutil.copytree(PROJECT / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__", ".*.yml"))
     (dest / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
     return dest

@@ -8,16 +8,16 @@ from contextlib import redirect_stdout
 
 import pytest
 
-import load_days
+from shoptoolkit import load_days
 from backfill import main as backfill_main
 from check_month import check_month
 from conftest import LATE_ORDER, SEP_15, append_line, table_rows, table_version
-from day_states import day_states
+from shoptoolkit.day_states import day_states
 from delta_session import history_frame
 from held_write import held, release, wait_held
 from history import main as history_main
 from load_day import load_day
-from project_paths import day_file
+from shoptoolkit.project_paths import day_file
 from restore_day import restore_days
 
 SEPTEMBER = ["2026-09-02", "2026-10-01"]

@@ -191,7 +191,7 @@ def test_sdp_nightly_runs_the_pipeline_at_three_with_the_selection_from_the_run_
 
 def test_sdp_nightly_starts_the_pipelines_spark_as_the_prepare_task_wrote_it(airflow_home, monkeypatch, tmp_path):
     """The run task's environment is rendered when it runs, from the spark-start.json prepare wrote."""
-    from pipeline_setup import START_FILE
+    from shoptoolkit.pipeline_setup import START_FILE
     monkeypatch.setenv("SHOP_HOME", str(tmp_path))
     started = {"SPARK_REMOTE": "local", "SPARK_DIST_CLASSPATH": "/jars/delta-spark.jar:/jars/delta-storage.jar",
                "PYSPARK_SUBMIT_ARGS": "--properties-file /p/spark-defaults.conf --conf 'spark.driver.extraJavaOptions="
@@ -283,7 +283,7 @@ def test_a_param_cannot_reach_the_shell_as_a_command(shop_backfill, tmp_path):
 
 
 def test_shop_backfill_takes_as_many_runs_as_backfill_py_takes_without_allow_long(shop_backfill):
-    from run_args import MAX_RUNS
+    from shoptoolkit.run_args import MAX_RUNS
     last = dt.date(2026, 10, 1)
     longest = str(last - dt.timedelta(days=MAX_RUNS - 1))
     assert backfill_line(shop_backfill, {"first": longest, "last": str(last)}) == \

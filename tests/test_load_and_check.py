@@ -4,7 +4,7 @@ from conftest import LATE_ORDER, SEP_15, append_line, run_script, table_rows, ta
 from check_day import check_day, main as check_day_main
 from check_month import check_month, main as check_month_main
 from delta_session import orders_table
-from project_paths import day_file
+from shoptoolkit.project_paths import day_file
 from history import main as history_main, table_history
 from load_day import load_day, main as load_day_main
 

@@ -115,7 +115,9 @@ def test_each_script_pasted_into_a_cell_only_defines_and_a_later_cell_calls_it(t
         "print(len(written), orders)\n"
         "print(load_day(spark, '2026-09-16'))\n"
         "print(check_day(spark, '2026-09-16')[1])")
-    nb = nbformat.v4.new_notebook(cells=pasted + [calls])
+    # %run runs a script's file as a terminal does (its main, with the arguments), in the kernel's session.
+    magic = nbformat.v4.new_code_cell(f"%run {ROOT / 'load_day.py'} 2026-09-17\n%run {ROOT / 'check_day.py'} 2026-09-17")
+    nb = nbformat.v4.new_notebook(cells=pasted + [calls, magic])
     run_notebook(nb, tmp_path)
 
     for path, cell in zip(scripts, pasted):
@@ -124,4 +126,8 @@ def test_each_script_pasted_into_a_cell_only_defines_and_a_later_cell_calls_it(t
         "30 130",
         "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 3",
         "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing"]
+    assert [out.output_type for out in magic.outputs] == ["stream"]
+    assert printed(magic).splitlines() == [
+        "run 2026-09-17 loaded 2026-09-16: 5 rows, orders_daily has 8",
+        "ok 2026-09-16: 5 rows for the file's 5 orders, 0 missing"]
     assert (tmp_path / "lake" / "orders_daily" / "_delta_log").is_dir()

@@ -8,13 +8,13 @@ import re
 from conftest import LATE_ORDER, SEP_15, append_line, run_script, table_rows, table_version
 from backfill import backfill, main as backfill_main
 from check_month import check_month, main as check_month_main, month_states
-from day_states import DayState
-from project_paths import day_file
+from shoptoolkit.day_states import DayState
+from shoptoolkit.project_paths import day_file
 from history import main as history_main, table_history
 from load_day import main as load_day_main
 from make_days import make_days
-from month_calendar import draw_calendar, wants_colour
-from reprocess import dry_run
+from shoptoolkit.month_calendar import draw_calendar, wants_colour
+from shoptoolkit.reprocess import dry_run
 
 SEPTEMBER = dt.date(2026, 9, 1)
 SEPTEMBER_15_CHANGED = """\

@@ -1,7 +1,12 @@
 """Bad arguments are usage errors (exit 2) found before any Spark session starts."""
+import os
+import subprocess
+import sys
+
 import pytest
 
-from conftest import run_script
+from conftest import ROOT, run_script
+from shoptoolkit.jvm.spark_jvm import archive_path, log_store_jar
 
 
 @pytest.mark.parametrize("script, args, message", [
@@ -70,3 +75,28 @@ def test_a_long_range_passes_with_allow_long_and_a_year_without():
     from backfill import parse_args
     assert str(parse_args(["2025-01-01", "2026-09-02", "--allow-long"]).first) == "2025-01-01"
     assert str(parse_args(["2025-09-02", "2026-09-02"]).last) == "2026-09-02"  # 366 runs
+
+
+
+@pytest.mark.parametrize("script, argument, message", [
+    ("load_day", "2026-13-01", "argument run_date: '2026-13-01' is not a calendar date"),
+    ("check_day", "2026-13-01", "argument run_date: '2026-13-01' is not a calendar date"),
+    ("backfill", "2026-13-01", "argument first: '2026-13-01' is not a calendar date"),
+    ("check_month", "2026-13", "argument month: '2026-13' is not a month in the form YYYY-MM"),
+])
+def test_python_m_runs_a_script_as_its_path_does(tmp_path, script, argument, message):
+    """`python -m load_day ...` in the toolkit's folder (SHOP_ROOT elsewhere): the same usage error."""
+    done = subprocess.run([sys.executable, "-m", script, argument], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "SHOP_ROOT": str(tmp_path)}, timeout=300)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.strip().splitlines()[-1] == f"{script}.py: error: {message}"
+    assert not (tmp_path / "logs").exists()
+
+
+def test_the_jvm_tools_run_as_modules_of_the_package():
+    """make setup builds the class archive and the log store with `python -m shoptoolkit.jvm....`."""
+    for module, line in (("shoptoolkit.jvm.class_archive", f"class archive: {archive_path()}"),
+                         ("shoptoolkit.jvm.log_store", f"log store: {log_store_jar()}")):
+        done = subprocess.run([sys.executable, "-m", module, "--status"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120)
+        assert (done.returncode, done.stdout, done.stderr) == (0, line + "\n", "")

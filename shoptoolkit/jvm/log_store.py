@@ -1,9 +1,9 @@
 """Build the toolkit's Delta log store: commits that stay whole when several processes write one table.
 
-    python log_store.py            # make setup runs it once, after class_archive.py; a few seconds
-    python log_store.py --status   # where its JAR is, or that there is none
+    python -m shoptoolkit.jvm.log_store            # make setup runs it once, after class_archive; seconds
+    python -m shoptoolkit.jvm.log_store --status   # where its JAR is, or that there is none
 
-java/shoptoolkit/AtomicLocalLogStore.java says why it exists: on a local disk, Delta's default store
+java/shoptoolkit/AtomicLocalLogStore.java (beside this file) says why it exists: on a local disk, Delta's default store
 for file: paths can let two processes commit the same table version, the second one replacing the
 first. javac compiles it against Delta's storage JAR (in Spark's Ivy cache once Spark has started with
 Delta) and Hadoop's client API (in pyspark's jars/); the JAR is kept beside the class archive, and
@@ -19,9 +19,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from spark_jvm import TOOLKIT, cached_delta_jars, log_store_jar
+from shoptoolkit.jvm.spark_jvm import JVM_PARTS, cached_delta_jars, log_store_jar
 
-SOURCE = TOOLKIT / "java" / "shoptoolkit" / "AtomicLocalLogStore.java"
+SOURCE = JVM_PARTS / "java" / "shoptoolkit" / "AtomicLocalLogStore.java"
 
 
 def javac() -> str:

@@ -1,6 +1,6 @@
 """The Spark Connect server's process: its command line, its start in a process group of its own, its end.
 
-    from connect_server import free_port, launch
+    from shoptoolkit.connect_server import free_port, launch
     pid = launch(free_port(), token, log_path)
 
 spark_server.py keeps the server's state and says what happened; this module only starts, finds
@@ -14,8 +14,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from delta_session import LOCAL_SETTINGS, SPARK_SETTINGS
-from spark_jvm import cached_delta_jars, delta_package, log_store
+from shoptoolkit.jvm.spark_jvm import cached_delta_jars, delta_package, log_store
+from shoptoolkit.spark_settings import LOCAL_SETTINGS, SPARK_SETTINGS
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 STOP_TIMEOUT = 30.0

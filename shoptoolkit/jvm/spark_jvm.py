@@ -1,7 +1,7 @@
 """What a Spark JVM started here needs: Java 17+, Delta's JARs, the log4j config, the driver's JVM
 options (class_archive.py's archive), and its console output kept out of the scripts' own lines.
 
-    from spark_jvm import java_problem, with_delta_jars
+    from shoptoolkit.jvm.spark_jvm import java_problem, with_delta_jars
     problem = java_problem()      # '' when Java can run Spark
 """
 import importlib.util
@@ -12,23 +12,23 @@ import subprocess
 import sys
 from pathlib import Path
 
-from project_paths import spark_log
+from shoptoolkit.project_paths import spark_log
 
-# The toolkit's folder, found through the import system rather than this file's __file__: a module's
-# text pasted into a notebook cell has no __file__ (or names the kernel's launcher), while
-# project_paths is imported from the toolkit's folder wherever the code runs.
-TOOLKIT = Path(importlib.util.find_spec("project_paths").origin).resolve().parent
-LOG4J = TOOLKIT / "log4j2.properties"
+# The toolkit's folder (the scripts, pipelines/, the shoptoolkit package), found through the import
+# system rather than a __file__: a script's text pasted into a notebook cell has no __file__ (or names
+# the kernel's launcher), while the package is imported from the toolkit's folder wherever code runs.
+TOOLKIT = Path(importlib.util.find_spec("shoptoolkit").submodule_search_locations[0]).resolve().parent
+JVM_PARTS = TOOLKIT / "shoptoolkit" / "jvm"  # this folder: the log4j config, the log store's Java source
+LOG4J = JVM_PARTS / "log4j2.properties"
 # Where Spark 4's --packages (spark.jars.packages) keeps the JARs it has downloaded.
 IVY_JARS = Path.home() / ".ivy2.5.2" / "jars"
 LOG_STORE_CLASS = "shoptoolkit.AtomicLocalLogStore"
 DUMP_ENV = "SHOP_CLASS_ARCHIVE_DUMP"  # set only in class_archive.py's child run that writes the archive
 # A script's driver lives seconds to minutes on a few rows: the C1 compiler alone is enough, and C2's
-# compile threads would take a core from the run on a small machine (measured: a cold 4-day backfill
-# 28 s -> 24 s with C1 only, 18-20 s with the archive as well, on 2 cores).
+# compile threads would take a core from the run on a small machine (docs/benchmarks.md, "The driver's JVM").
 QUICK_JIT = "-XX:TieredStopAtLevel=1"
 # A session for this many runs or more (a month's backfill, the test suite's) lasts long enough for
-# C2's faster code to repay its compiling: it gets Java's full JIT (README, "How the session is set up").
+# C2's faster code to repay its compiling: it gets Java's full JIT (docs/session.md).
 LASTING_RUNS = 15
 
 
@@ -98,6 +98,11 @@ def archive_path() -> Path:
     """class_archive.py's archive: beside the Python that runs the toolkit, named by the versions."""
     spark, delta = delta_versions()
     return Path(sys.prefix) / "share" / "shop-toolkit" / f"spark-{spark}-delta-{delta}.jsa"
+
+
+def lasting(commits: int) -> bool:
+    """A session for LASTING_RUNS commits or more lasts long enough for Java's full JIT to pay back."""
+    return commits >= LASTING_RUNS
 
 
 def java_options(lasting: bool = False) -> str:

@@ -1,13 +1,13 @@
 """Whether a Delta log can be read, checked before Spark reads it: a damaged log is refused in one line.
 
-    from delta_log_check import delta_log_problem
+    from shoptoolkit.delta_log_check import delta_log_problem
     delta_log_problem(table_path() / "_delta_log")     # '' when it reads, else why not
 """
 import json
 import re
 from pathlib import Path
 
-from project_paths import shown
+from shoptoolkit.project_paths import shown
 
 
 def delta_log_problem(log: Path) -> str:

@@ -1,6 +1,6 @@
 """orders_daily's schema, defined once: its name, its columns and their Spark types, its partition column.
 
-    from table_schema import COLUMNS, table_ddl
+    from shoptoolkit.table_schema import COLUMNS, table_ddl
     spark.createDataFrame([], table_ddl()).printSchema()
 
 A landing file holds COLUMNS (a header names them, in any order); the table holds them and

@@ -11,7 +11,7 @@ Plain text that reads without colour; on a terminal the states are coloured too.
 import calendar
 import os
 
-from day_states import STATES
+from shoptoolkit.day_states import STATES
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 # ANSI colours (SGR codes) for a terminal: green, yellow, red, red, magenta, dim.

@@ -1,6 +1,6 @@
 """The state of every day in a range, from the landing files, orders_daily and its history alone.
 
-    from day_states import day_states
+    from shoptoolkit.day_states import day_states
     for found in day_states(spark, "2026-09-01", "2026-09-30"):
         print(found.day, found.state)
 
@@ -16,15 +16,14 @@ after restore_day.py, a day's rows are those of the load it went back to, and it
 """
 import datetime as dt
 import hashlib
-import json
 import math
 from dataclasses import dataclass
 
-from delta_session import history_frame, table_exists
-from project_paths import day_file
-from run_args import as_date, day_loaded_by, run_dates
-from check_day import checked_file, compare_checked, stored_ids
-from restore_day import restored_by
+from shoptoolkit.day_compare import checked_file, compare_checked, stored_ids
+from shoptoolkit.lineage import commit_loads, restored_by
+from shoptoolkit.project_paths import day_file
+from shoptoolkit.run_args import as_date, day_loaded_by, run_dates
+from shoptoolkit.table import history_frame, table_exists
 
 STATES = ("ok", "changed", "mismatch", "missing", "no file", "future")
 
@@ -68,17 +67,6 @@ def latest_loads(spark, first_day, last_day) -> dict:
             if first <= day <= last and day not in loads and commit.version <= before.get(day, math.inf):
                 loads[day] = lineage
     return loads
-
-
-def commit_loads(text: str) -> list:
-    """The lineage of each day a commit loaded: one for load_day's commit, one a day for load_days'
-    ({"days": [...]}); [] for user metadata some other tool wrote."""
-    try:
-        found = json.loads(text)
-    except ValueError:
-        return []
-    entries = found["days"] if isinstance(found, dict) and isinstance(found.get("days"), list) else [found]
-    return [entry for entry in entries if isinstance(entry, dict) and "sha256" in entry and "day" in entry]
 
 
 def file_sha256(day) -> str:

@@ -1,6 +1,6 @@
 """A script's Spark Connect session on SPARK_REMOTE, which gives up at once when its server has gone.
 
-    from connect_client import remote_session
+    from shoptoolkit.connect_client import remote_session
     spark = remote_session("sc://localhost:15002/;token=...", "load_day")
 
 pyspark's client tries a call again for about 10 minutes while its server is UNAVAILABLE. Here it
@@ -9,7 +9,7 @@ out of memory) ends the script at once, with errors.py's one line naming the ser
 """
 import socket
 
-from errors import ToolkitError, remote_address
+from shoptoolkit.errors import ToolkitError, remote_address
 
 
 def listening(url: str) -> bool:

@@ -1,6 +1,6 @@
 """A day's landing file, checked line by line and hashed in the one read: what load_day and check_day read.
 
-    from day_file_check import read_day_file
+    from shoptoolkit.day_file_check import read_day_file
     found = read_day_file("2026-09-15")      # DayFile: columns, order ids, size, sha256, count
 
 A bad file is refused with one ToolkitError naming the file, the line and the problem. read_orders
@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import reduce
 
-from errors import ToolkitError
-from project_paths import day_file, shown
-from table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
+from shoptoolkit.errors import ToolkitError
+from shoptoolkit.project_paths import day_file, shown
+from shoptoolkit.table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
 
 ORDER_ID = re.compile(r"\d{1,18}")
 AMOUNT = re.compile(r"-?\d{1,10}(\.\d{1,2})?")

@@ -1,7 +1,7 @@
 """What a run of the shop's pipeline (pipelines/) needs before spark-pipelines starts: its spec, with
 paths made absolute and the window set, and its Spark: Delta's JARs, the Delta SQL settings, a catalog.
 
-    from pipeline_setup import prepare_run
+    from shoptoolkit.pipeline_setup import prepare_run
     spec_path, env = prepare_run(window=None)     # spark-pipelines run --spec spec_path, with env
 
 The spec in git (pipelines/spark-pipeline.yml) is never edited: each run reads a copy beside it (the
@@ -21,11 +21,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from delta_session import LOCAL_SETTINGS, SPARK_SETTINGS
-from errors import ToolkitError
-from project_paths import LAKE, LOGS, day_file, project_root, shown
-from run_args import run_dates
-from spark_jvm import QUICK_JIT, TOOLKIT, cached_delta_jars, java_options, java_problem
+from shoptoolkit.errors import ToolkitError
+from shoptoolkit.jvm.spark_jvm import QUICK_JIT, TOOLKIT, cached_delta_jars, java_options, java_problem
+from shoptoolkit.project_paths import LAKE, LOGS, day_file, project_root, shown
+from shoptoolkit.run_args import run_dates
+from shoptoolkit.spark_settings import LOCAL_SETTINGS, SPARK_SETTINGS
 
 PIPELINE = TOOLKIT / "pipelines"
 SPEC = PIPELINE / "spark-pipeline.yml"
@@ -146,7 +146,7 @@ def spark_start_env(jars: list, conf: Path) -> dict:
 
 def pipeline_env(start: dict) -> dict:
     """The environment of run_pipeline.py's spark-pipelines CLI: how its Spark starts, pyspark's
-    SPARK_HOME, this Python, and the toolkit's folder on PYTHONPATH (pipelines/orders.py imports table_schema)."""
+    SPARK_HOME, this Python, and the toolkit's folder on PYTHONPATH (pipelines/orders.py imports shoptoolkit.table_schema)."""
     env = {key: value for key, value in os.environ.items() if key not in DROPPED_ENV}
     paths = [str(TOOLKIT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     env.update(start, SPARK_HOME=str(spark_home()), PYSPARK_PYTHON=sys.executable, PYTHONPATH=os.pathsep.join(paths))

@@ -1,6 +1,6 @@
 """Load the days of several runs into orders_daily in one Delta commit, then check them in one query.
 
-    from load_days import load_days
+    from shoptoolkit.load_days import load_days
     for ok, line in load_days(spark, ["2026-09-02", "2026-09-03"]):   # days 2026-09-01 and 2026-09-02
         print(line)
 
@@ -13,16 +13,16 @@ lands whole or not at all. The loaded days are then checked against their files 
 """
 import json
 
-from check_day import check_days
-from day_file_check import bad_line, line_of_id, one_file_a_task, read_day_file, read_days
-from delta_session import TABLE, new_table_layout, orders_table, table_exists
-from errors import ToolkitError, one_line
-from expression_mode import interpreted_for
-from load_day import IDS_IN_QUERY, lineage_entry
-from project_paths import day_file, shown, table_path
-from retry import print_now, retrying
-from run_args import as_date, day_loaded_by
-from table_schema import PARTITION_COLUMN
+from shoptoolkit.day_compare import check_days
+from shoptoolkit.day_file_check import bad_line, line_of_id, one_file_a_task, read_day_file, read_days
+from shoptoolkit.errors import ToolkitError, one_line
+from shoptoolkit.jvm.expression_mode import small_day_queries
+from shoptoolkit.lineage import lineage_entry
+from shoptoolkit.project_paths import day_file, shown, table_path
+from shoptoolkit.retry import print_now, retrying
+from shoptoolkit.run_args import as_date, day_loaded_by
+from shoptoolkit.table import IDS_IN_QUERY, TABLE, new_table_layout, orders_table, table_exists
+from shoptoolkit.table_schema import PARTITION_COLUMN
 
 
 def checked_files(run_dates) -> tuple:
@@ -133,6 +133,7 @@ def write_days(spark, passed) -> tuple:
     return loading, refused
 
 
+@small_day_queries
 def load_days(spark, run_dates, what: str = "", show=print_now) -> tuple:
     """Load the days of run_dates in one commit and check them; return (days committed, [(run date, ok, line)])
     in run order. what names the commit in the lines (`commit 2 of 5`); a lost write conflict is retried."""
@@ -140,16 +141,15 @@ def load_days(spark, run_dates, what: str = "", show=print_now) -> tuple:
     passed, refused = checked_files(run_dates)
     lines = {run_date: (False, f"run {run_date} failed: {why} (left out of {what})")
              for run_date, why in refused.items()}
-    with interpreted_for(spark, sum(found.count for _, _, found in passed)):
-        try:
-            loaded, clashed = retrying(lambda: write_days(spark, passed), what, show) if passed else ([], {})
-        except Exception as error:  # nothing of the commit landed: each of its runs fails with the reason
-            loaded, clashed = [], {}
-            lines.update({run_date: (False, f"run {run_date} failed: {one_line(error)} ({what}, not written)")
-                          for run_date, _, _ in passed})
-        lines.update({run_date: (False, f"run {run_date} failed: {why} (left out of {what})")
-                      for run_date, why in clashed.items()})
-        lines.update(run_lines(spark, loaded, what))
+    try:
+        loaded, clashed = retrying(lambda: write_days(spark, passed), what, show) if passed else ([], {})
+    except Exception as error:  # nothing of the commit landed: each of its runs fails with the reason
+        loaded, clashed = [], {}
+        lines.update({run_date: (False, f"run {run_date} failed: {one_line(error)} ({what}, not written)")
+                      for run_date, _, _ in passed})
+    lines.update({run_date: (False, f"run {run_date} failed: {why} (left out of {what})")
+                  for run_date, why in clashed.items()})
+    lines.update(run_lines(spark, loaded, what))
     return len(loaded), [(run_date, *lines[run_date]) for run_date in map(as_date, run_dates)]
 
 

@@ -1,7 +1,7 @@
 """The project root and every path below it: landing/orders/ for the till's files, lake/orders_daily/
 for the Delta table, logs/.
 
-    from project_paths import day_file, set_root
+    from shoptoolkit.project_paths import day_file, set_root
     set_root("/Volumes/shop/course/files")     # once, in a notebook; or SHOP_ROOT, or a script's --root
     day_file("2026-09-15")                     # /Volumes/shop/course/files/landing/orders/2026-09-15.csv
 
@@ -13,7 +13,7 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from table_schema import TABLE
+from shoptoolkit.table_schema import TABLE
 
 ROOT_ENV = "SHOP_ROOT"
 LANDING = Path("landing") / "orders"

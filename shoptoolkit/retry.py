@@ -1,6 +1,6 @@
 """Try a write again when it loses a write conflict to another writer: the one rule every writer follows.
 
-    from retry import retrying
+    from shoptoolkit.retry import retrying
     line = retrying(lambda: load_day(spark, "2026-09-16"), "run 2026-09-16")
 
 Used by load_day.py, backfill.py (in order and --parallel), restore_day.py and partition_table.py.
@@ -17,8 +17,8 @@ import os
 import random
 import time
 
-from conflicts import error_class, is_write_conflict
-from errors import ToolkitError
+from shoptoolkit.conflicts import error_class, is_write_conflict
+from shoptoolkit.errors import ToolkitError
 
 ATTEMPTS = 8
 ATTEMPTS_ENV = "SHOP_WRITE_ATTEMPTS"

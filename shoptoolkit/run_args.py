@@ -1,6 +1,6 @@
 """The run-date rules and the options every script shares: a run on date D loads day D-1.
 
-    from run_args import add_root, add_verbose, parse_date
+    from shoptoolkit.run_args import add_root, add_verbose, parse_date
     parser.add_argument("run_date", type=parse_date)     # a bad date is a usage error before Spark starts
 
 Dates travel as ISO strings or datetime.date; as_date turns either into a date.
@@ -10,8 +10,8 @@ import datetime as dt
 import re
 from pathlib import Path
 
-from errors import ToolkitError
-from project_paths import ROOT_ENV, set_root
+from shoptoolkit.errors import ToolkitError
+from shoptoolkit.project_paths import ROOT_ENV, set_root
 
 MAX_RUNS = 366
 

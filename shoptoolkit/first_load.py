@@ -1,6 +1,6 @@
 """Two first loads at once: a folder without commits is a table being created, not a damaged one.
 
-    from first_load import CreatingWriter, being_created
+    from shoptoolkit.first_load import CreatingWriter, being_created
     CreatingWriter(writer).save(path)    # a write that creates orders_daily: its save holds the lock
 
 A first write makes lake/orders_daily/ (its data files) long before its commit, version 0, lands.
@@ -14,7 +14,7 @@ import fcntl
 import time
 from contextlib import contextmanager
 
-from project_paths import table_path
+from shoptoolkit.project_paths import table_path
 
 PROBES = 200  # tries (10 ms apart) while another process probes the lock at the same instant
 

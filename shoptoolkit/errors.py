@@ -1,6 +1,6 @@
 """The toolkit's error type, and every error told in one line: what a script prints before it exits 1.
 
-    from errors import ToolkitError, run_main
+    from shoptoolkit.errors import ToolkitError, run_main
     return run_main(body, args.verbose)     # body's error as `error: ...` on stderr, exit 1
 """
 import os

@@ -1,7 +1,7 @@
 """Make a script's own Spark start faster: a Java class-data archive of the classes a run loads.
 
-    python class_archive.py            # build it once (make setup does); about a minute
-    python class_archive.py --status   # where it is, or that there is none
+    python -m shoptoolkit.jvm.class_archive            # build it once (make setup does); about a minute
+    python -m shoptoolkit.jvm.class_archive --status   # where it is, or that there is none
 
 A script that starts its own Spark spends most of its first seconds loading and verifying some
 20,000 Java classes (Spark's, Delta's, Scala's). Java 17 can save them, already parsed, in an
@@ -15,6 +15,7 @@ takes its final name: a half-written archive would crash every JVM that maps it.
 """
 import argparse
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -22,25 +23,24 @@ import tempfile
 import time
 from pathlib import Path
 
-from project_paths import set_root
-from spark_jvm import DUMP_ENV, TOOLKIT, archive_path
+from shoptoolkit.jvm.spark_jvm import DUMP_ENV, TOOLKIT, archive_path
+from shoptoolkit.project_paths import set_root
 
 DUMP_TIMEOUT = 300
 
 
 def sample_run(folder: Path) -> None:
-    """The work whose classes go into the archive, run in folder (the child process's job)."""
-    import backfill
-    import check_month
-    import history
-    from make_days import make_days
+    """The work whose classes go into the archive, run in folder (the child process's job): the scripts
+    themselves, each read by path as a notebook cell reads them (defined, not run) and its main called."""
     set_root(folder)
-    make_days()
+    script = {name: runpy.run_path(str(TOOLKIT / f"{name}.py")) for name in ("make_days", "backfill", "check_month",
+                                                                             "history")}
+    script["make_days"]["make_days"]()
     # check_month's verdict on a month of 4 loaded days is 1 (days missing): a finding, not a failure.
-    for script, argv, codes in ((backfill, ["2026-09-02", "2026-09-05"], {0}), (check_month, ["2026-09"], {0, 1}),
-                                (history, [], {0})):
-        if script.main(argv) not in codes:
-            raise SystemExit(f"the sample run failed at {script.__name__}")
+    for name, argv, codes in (("backfill", ["2026-09-02", "2026-09-05"], {0}), ("check_month", ["2026-09"], {0, 1}),
+                              ("history", [], {0})):
+        if script[name]["main"](argv) not in codes:
+            raise SystemExit(f"the sample run failed at {name}")
 
 
 def maps(archive: Path) -> bool:
@@ -66,8 +66,8 @@ def build() -> Path:
     archive.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="class-archive-") as scratch:
         partial = Path(scratch) / archive.name
-        sample = [sys.executable, str(TOOLKIT / "class_archive.py"), "--sample-run", scratch]
-        child = subprocess.Popen(sample, start_new_session=True, stdout=subprocess.DEVNULL,
+        sample = [sys.executable, "-m", "shoptoolkit.jvm.class_archive", "--sample-run", scratch]
+        child = subprocess.Popen(sample, start_new_session=True, stdout=subprocess.DEVNULL, cwd=TOOLKIT,
                                  env={**os.environ, DUMP_ENV: str(partial)})
         code = child.wait(timeout=DUMP_TIMEOUT)
         wait_for_group(child.pid, DUMP_TIMEOUT)
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
         return 0
     archive = archive_path()
     if args.status:
-        print(f"class archive: {archive}" if archive.exists() else "no class archive yet: python class_archive.py")
+        print(f"class archive: {archive}" if archive.exists() else "no class archive yet: python -m shoptoolkit.jvm.class_archive")
         return 0
     started = time.monotonic()
     size = build().stat().st_size / 2 ** 20

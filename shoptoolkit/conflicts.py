@@ -1,6 +1,6 @@
 """Which errors are a write conflict lost to another writer, by their Spark/Delta error class.
 
-    from conflicts import error_class, is_write_conflict
+    from shoptoolkit.conflicts import error_class, is_write_conflict
     if is_write_conflict(error): ...      # retry.py tries the write again; parallel.py names the class
 """
 import re

@@ -8,8 +8,8 @@
 --reprocess changed  days that are changed, mismatch or missing: whatever a rerun would fix
 A day rerun from its unchanged file is ok afterwards, so the same command right after runs nothing.
 """
-from run_args import day_loaded_by, run_dates
-from day_states import STATES, day_states
+from shoptoolkit.day_states import STATES, day_states
+from shoptoolkit.run_args import day_loaded_by, run_dates
 
 REPROCESS = {
     "all": STATES,
