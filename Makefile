@@ -56,7 +56,7 @@ TEST_WORKERS ?= 2
 test: test-setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=10 --no-skips tests
 
-# The figures of the README's Benchmark section (about 50 minutes on 2 cores; each script says how to
+# The figures of docs/benchmarks.md (about 50 minutes on 2 cores; each script says how to
 # run a part). The reference line needs delta-rs (requirements/bench.txt); the toolkit does not.
 bench: setup
 	$(PY) -m pip install -q -r requirements/bench.txt

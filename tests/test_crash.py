@@ -93,7 +93,7 @@ def sleep_to_kill_moment(run: Backfill, rng: random.Random, first: float, rest: 
         time.sleep(rng.uniform(0, rest))
 
 
-@pytest.mark.timeout(2400)  # about 9 minutes in CI (README), more in a slow hour: far more before it counts as hung
+@pytest.mark.timeout(2400)  # about 9 minutes in CI (docs/tests.md), more in a slow hour: far more before it counts as hung
 def test_killed_backfill_leaves_whole_days_and_a_rerun_converges(spark, days, tmp_path, monkeypatch):
     from backfill import backfill
     assert backfill(spark, FIRST, LAST, show=lambda line: None)[0] == []
