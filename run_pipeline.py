@@ -40,6 +40,9 @@ from shoptoolkit.run_args import add_root, add_verbose, check_range, parse_date
 PIPELINE_LINE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}: ")
 # An error's line: `PySparkException: [CONFLICTING_...] ...`, `Error: [UNRESOLVED_COLUMN...] ...`, `SyntaxError: ...`
 ERROR_LINE = re.compile(r"\b\w*(Exception|Error): (?P<named>\[[A-Z_.]+\])?.*")
+# The CLI's Connect session closed under a failing run (seen once in CI, after the run's real error):
+# a consequence of the run's end, never its cause.
+AFTERMATH = "[INVALID_HANDLE.SESSION_CLOSED]"
 RUN_LOCK = "run.lock"  # in lake/_pipeline/: who runs the pipeline of this folder now
 
 
@@ -61,9 +64,10 @@ def verb_of(args) -> str:
 
 def main_error(errors: list) -> str:
     """The error to show in one line (of ERROR_LINE's matches): the last that names an error class,
-    else the last one."""
-    named = [match for match in errors if match.group("named")]
-    return (named or errors)[-1].group(0).rstrip(";") if errors else ""
+    else the last one; a closed Connect session (AFTERMATH) only when there is nothing else."""
+    causes = [match for match in errors if match.group("named") != AFTERMATH] or errors
+    named = [match for match in causes if match.group("named")]
+    return (named or causes)[-1].group(0).rstrip(";") if causes else ""
 
 
 @contextmanager

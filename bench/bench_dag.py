@@ -11,6 +11,7 @@ Spark; Airflow is started again with SHOP_SPARK_REMOTE pointing at a warm server
 and one run is triggered for 2026-09-17. Prints each run's time from its start to its end, and each
 task's. It waits by reading Airflow's database, so no `airflow` command runs beside a timed run.
 """
+import argparse
 import os
 import sys
 import tempfile
@@ -51,7 +52,8 @@ def both_ways(shop: Shop) -> list:
     return lines
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)  # no options: --help only
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     with tempfile.TemporaryDirectory() as folder:
         shop = Shop(copy_project(Path(folder) / "shop"))

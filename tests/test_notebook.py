@@ -126,7 +126,7 @@ def test_each_script_pasted_into_a_cell_only_defines_and_a_later_cell_calls_it(t
         "30 130",
         "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 3",
         "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing"]
-    assert [out.output_type for out in magic.outputs] == ["stream"]
+    assert {(out.output_type, out.get("name")) for out in magic.outputs} == {("stream", "stdout")}  # no error
     assert printed(magic).splitlines() == [
         "run 2026-09-17 loaded 2026-09-16: 5 rows, orders_daily has 8",
         "ok 2026-09-16: 5 rows for the file's 5 orders, 0 missing"]
