@@ -57,12 +57,22 @@ def month_verdict(month, states) -> tuple:
 
 
 def closing_line(label: str, checked: list, future: int, bad: int) -> str:
-    """`ok 2026-12: all 1 days up to 2026-12-01 match their files, 5 orders (30 future)`, or its PROBLEM."""
-    days = f"{len(checked)} days" + (f" up to {checked[-1].day}" if future and checked else "")
+    """`ok 2026-09: all 30 days match their files, 130 orders`, for a month in progress `ok 2026-12: the 1
+    day up to 2026-12-01 matches its file, 3 orders (30 future)`, or its PROBLEM line."""
+    upto = f" up to {checked[-1].day}" if future and checked else ""
     after = f" ({future} future)" if future else ""
+    orders = sum(found.rows for found in checked)
     if bad:
-        return f"PROBLEM {label}: {bad} of {days} do not match{after}"
-    return f"ok {label}: all {days} match their files, {sum(found.rows for found in checked)} orders{after}"
+        return f"PROBLEM {label}: {bad} of {days(len(checked))}{upto} {'does' if len(checked) == 1 else 'do'} not match{after}"
+    if not checked:
+        return f"ok {label}: no day to check yet, 0 orders{after}"
+    if len(checked) == 1:
+        return f"ok {label}: the 1 day{upto} matches its file, {orders} orders{after}"
+    return f"ok {label}: all {days(len(checked))}{upto} match their files, {orders} orders{after}"
+
+
+def days(count: int) -> str:
+    return f"{count} day" if count == 1 else f"{count} days"
 
 
 def problem_line(found) -> str:

@@ -19,9 +19,9 @@ from shoptoolkit.jvm.expression_mode import small_day_queries
 from shoptoolkit.jvm.spark_jvm import java_options, java_problem, jvm_output_to_log, lasting, with_delta_jars
 from shoptoolkit.project_paths import day_file, project_root, set_root, shown, spark_log
 from shoptoolkit.spark_settings import AUTH_SECRET_ENV, DATABRICKS_ENV, SPARK_SETTINGS, master_settings
-from shoptoolkit.table import (TABLE, history_frame, new_table_layout, orders_table, partition_columns,
-                               partition_new_table, register_table, table_at_version, table_exists,
-                               table_sql_name, table_version)
+from shoptoolkit.table import (TABLE, history_frame, named_table, new_table_layout, orders_table,
+                               partition_columns, partition_new_table, register_table, table_at_version,
+                               table_exists, table_sql_name, table_version)
 
 # What the scripts and a notebook take from here: the session, the table's helpers (shoptoolkit/table.py),
 # the project root and its day files (shoptoolkit/project_paths.py), and the day functions' decorator.
@@ -34,7 +34,15 @@ def delta_spark(app_name: str, commits: int = 1):
     """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set
     (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret. commits:
     how many commits the session will write (a backfill's count); from spark_jvm.LASTING_RUNS on, its
-    driver gets Java's full JIT, which repays its compiling over that many (docs/session.md)."""
+    driver gets Java's full JIT, which repays its compiling over that many (docs/session.md).
+
+    In the session it returns, the name orders_daily is the table below the project root whenever
+    the table exists (spark.table("orders_daily"), spark.sql("... FROM orders_daily")), at its newest
+    commit at each query; calling it again names the table of the root set since."""
+    return named_table(session(app_name, commits))
+
+
+def session(app_name: str, commits: int):
     from pyspark.sql import SparkSession
     if os.environ.get("SPARK_REMOTE"):
         from shoptoolkit.connect_client import remote_session

@@ -17,7 +17,9 @@ lake/orders_raw and lake/orders_by_day. spark-pipelines' own lines (its flows' p
 as they come; everything else it prints (its JVM's log, Python tracebacks) goes to
 logs/spark-pipelines.log, and a failed run ends with its error in one line. The last line says how long spark-pipelines took, its JVM's start included.
 One run (or dry run) at a time on a project folder: a second is refused at once, naming the first
-(a lock on lake/_pipeline/run.lock, held until the run and its spark-pipelines CLI end or die).
+(a lock on lake/_pipeline/run.lock, held until the run and its spark-pipelines CLI end or die). On a
+machine, runs of different folders take turns for spark-pipelines' one local port, 15002: a run
+that finds it taken prints one line naming the run that has it, and waits (shoptoolkit/pipeline_port.py).
 """
 import argparse
 import fcntl
@@ -32,6 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from shoptoolkit.errors import ToolkitError, run_main
+from shoptoolkit.pipeline_port import local_port
 from shoptoolkit.pipeline_setup import DATASETS, PREPARED, SPEC, START_FILE, pipeline_home, prepare_run
 from shoptoolkit.project_paths import LOGS, project_root, shown
 from shoptoolkit.run_args import add_root, add_verbose, check_range, parse_date
@@ -91,8 +94,8 @@ def only_run(command: str):
         yield lock.fileno()
 
 
-def run_logged(command: list, verb: str, env: dict, verbose: bool, lock: int) -> int:
-    """Run command in the project root, the run's lock passed on. spark-pipelines sends its Python's and
+def run_logged(command: list, verb: str, env: dict, verbose: bool, locks: tuple) -> int:
+    """Run command in the project root, the run's locks passed on (the folder's, the port's). spark-pipelines sends its Python's and
     its JVM's output alike to stdout: its own timestamped lines are shown, every line goes to the log
     (each on the terminal too with --verbose). A failure is a ToolkitError naming the run's main error."""
     log = project_root() / LOGS / "spark-pipelines.log"
@@ -100,7 +103,7 @@ def run_logged(command: list, verb: str, env: dict, verbose: bool, lock: int) ->
     began, errors = time.monotonic(), []
     with open(log, "a") as kept, subprocess.Popen(command, env=env, cwd=project_root(), text=True, errors="replace",
                                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                                  pass_fds=(lock,)) as child:
+                                                  pass_fds=locks) as child:
         try:
             for line in child.stdout:
                 kept.write(line)
@@ -177,10 +180,12 @@ def main(argv=None) -> int:
             print(f"prepared {shown(path)}, {shown(pipeline_home() / 'conf')} (SPARK_CONF_DIR) and "
                   f"{shown(pipeline_home() / START_FILE)}; nothing run")
             return 0
-        with only_run(shlex.join(["run_pipeline.py", *(sys.argv[1:] if argv is None else argv)])) as lock:
+        command = shlex.join(["run_pipeline.py", *(sys.argv[1:] if argv is None else argv)])
+        with only_run(command) as lock:
             path, env = prepare_run(args.spec.resolve(), args.window)
             try:
-                return run_logged(pipeline_command(args, path), verb_of(args), env, args.verbose, lock)
+                with local_port(f"{project_root()}: {command}") as port:
+                    return run_logged(pipeline_command(args, path), verb_of(args), env, args.verbose, (lock, port))
             finally:
                 path.unlink(missing_ok=True)
     return run_main(body, args.verbose)

@@ -56,6 +56,24 @@ def register_table(spark, refresh: bool = False) -> None:
     spark.conf.set(LOCATION_KEY, location)
 
 
+def named_table(spark):
+    """spark, with the name orders_daily pointing at the project root's table when it exists: what
+    delta_session.delta_spark() returns. Where there is no table yet, a name left from another root
+    is dropped, so that the name gives Spark's own TABLE_OR_VIEW_NOT_FOUND; the first load made in
+    this session names it (orders_table). A damaged table is left unnamed: the script's first use
+    of it says what is wrong, in its one line."""
+    try:
+        exists = table_exists(spark)
+    except ToolkitError:
+        exists = False
+    if exists:
+        register_table(spark)
+    elif spark.conf.get(LOCATION_KEY, ""):
+        spark.catalog.dropTempView(TABLE)
+        spark.conf.unset(LOCATION_KEY)
+    return spark
+
+
 def table_sql_name() -> str:
     """orders_daily by its path, as SQL names it: delta.`/abs/lake/orders_daily`."""
     return "delta.`{}`".format(str(table_path()).replace("`", "``"))

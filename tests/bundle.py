@@ -35,6 +35,16 @@ def build_job(name: str, settings: dict):
     return job
 
 
+def build_pipeline(name: str, settings: dict):
+    """The pipeline built with the bundle's model, read back as build_job does."""
+    from databricks.bundles.pipelines import Pipeline
+    pipeline = Pipeline.from_dict(settings)
+    problems = shape_problems(settings, pipeline.as_dict(), f"pipelines.{name}")
+    if problems:
+        raise ValueError("; ".join(problems))
+    return pipeline
+
+
 def shape_problems(given, built, where: str) -> list:
     """Where the model holds a value of another shape than the YAML gave (a mapping, a list, a scalar)."""
     if given in ({}, []):

@@ -5,10 +5,11 @@ import io
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
-from contextlib import redirect_stdout
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -167,6 +168,22 @@ def group_members(group: int) -> list:
         if int(fields[2]) == group and alive(int(stat.parent.name)):
             members.append(stat.parent.name)
     return members
+
+
+@contextmanager
+def own_group(command: list, **popen):
+    """subprocess.Popen(command) in a process group of its own, the group SIGKILLed by its id on every way
+    out of the block: an error, a pytest-timeout (its SIGALRM raises in the test), or the end after the
+    command ended with a child left (a JVM). Nothing a test starts this way outlives the test."""
+    process = subprocess.Popen(command, start_new_session=True, **popen)
+    try:
+        yield process
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # the command and all it started have ended
+        process.wait()
 
 
 def wait_for(condition, what: str, seconds: float, fail: bool = True, every: float = 2) -> bool:

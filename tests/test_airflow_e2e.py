@@ -195,9 +195,9 @@ def rerun_done(shop: Shop, day: str, first_start) -> bool:
 
 
 def create_backfill(shop: Shop, *extra) -> None:
-    """shop_backfill (airflow backfill create, tried again on a busy SQLite); Airflow admits one
+    """airflow_backfill_create (airflow backfill create, tried again on a busy SQLite); Airflow admits one
     unfinished backfill per DAG, and the scheduler closes the last one only soon after it ends."""
-    args = ("shop_backfill", "--from-date", FROM_DATE, "--to-date", TO_DATE, "--max-active-runs", "1",
+    args = ("airflow_backfill_create", "--from-date", FROM_DATE, "--to-date", TO_DATE, "--max-active-runs", "1",
             *extra)
     wait_for(lambda: shop.sh(*args, check=False).returncode == 0, "backfill create to be accepted", 300)
 

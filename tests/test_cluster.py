@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, group_members, table_rows
+from conftest import ROOT, alive, group_members, own_group, table_rows
 from standalone import StandaloneCluster, is_loopback, listening
 
 pytestmark = pytest.mark.timeout(1200)  # a master, a worker and the scripts on them: 2 to 6 minutes in CI
@@ -38,16 +38,16 @@ PLACE = re.compile(r"^\d+/\d+ ")  # backfill.py's place on the terminal; backfil
 
 
 def run_watched(script_args, folder, env, groups=()) -> tuple:
-    """Run a script; return (exit code, stdout, stderr, addresses its driver listened on, and the groups')."""
-    process = subprocess.Popen([sys.executable, str(ROOT / script_args[0]), *script_args[1:]], cwd=folder,
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    driver, others = set(), set()
-    while process.poll() is None:
-        driver |= listening([process.pid])
-        others |= listening(groups)
-        time.sleep(0.3)
-    out, err = process.communicate(timeout=300)
+    """Run a script; return (exit code, stdout, stderr, addresses its driver listened on, and the groups').
+    The script runs in a group of its own, stopped with it on every way out (conftest.own_group)."""
+    with own_group([sys.executable, str(ROOT / script_args[0]), *script_args[1:]], cwd=folder, env=env,
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        driver, others = set(), set()
+        while process.poll() is None:
+            driver |= listening([process.pid])
+            others |= listening(groups)
+            time.sleep(0.3)
+        out, err = process.communicate(timeout=300)
     return process.returncode, out, err, driver, others
 
 
@@ -109,11 +109,15 @@ def test_the_scripts_on_a_standalone_cluster_print_and_write_as_in_local_mode(tm
         groups = cluster.groups()
         on_cluster, addresses = run_commands(tmp_path / "cluster", cluster.driver_env(), groups)
         one_commit = week_in_one_commit(tmp_path / "one_commit", cluster.driver_env())
-        cluster.wait_for(lambda state: len(state["completedapps"]) == 4, "the 4 applications to end", 60)
+        # The course's way: delta_session's session, then plain PySpark on the name orders_daily.
+        course = run_watched(("tests/course_month.py", "2026-09"), tmp_path / "cluster",
+                             {**cluster.driver_env(), "PYTHONPATH": str(ROOT)})[:3]
+        cluster.wait_for(lambda state: len(state["completedapps"]) == 5, "the 5 applications to end", 60)
         apps = sorted(app["name"] for app in cluster.state()["completedapps"])
     assert [group_members(group) for group in groups] == [[], []]
-    assert apps == ["backfill", "backfill", "check_month", "load_day"]
-    assert len(list((tmp_path / "daemons" / "work").glob("app-*/0/stderr"))) == 4  # an executor each
+    assert apps == ["backfill", "backfill", "check_month", "check_month", "load_day"]
+    assert len(list((tmp_path / "daemons" / "work").glob("app-*/0/stderr"))) == 5  # an executor each
+    assert course == (0, "2026-09: 7 days, 29 orders\n", "")  # the week and 5 September's late order
     assert one_commit == (0, [re.sub(r"has \d+;(.*)$", r"has 28;\1 (commit 1 of 1)", line)
                               for line in on_cluster[1][1][:7]]
                           + ["commit 1 of 1: 7 days in one commit, 7 of 7 runs ok",
@@ -152,3 +156,36 @@ def test_the_driver_keeps_to_loopback_only_for_a_master_on_this_machine_and_read
     assert master_settings("yarn", {"SPARK_AUTHENTICATE_SECRET": "s3"}) == {
         "spark.authenticate": "true", "spark.authenticate.secret": "s3"}
     assert master_settings("spark://127.0.0.1:7077", {"SPARK_AUTHENTICATE_SECRET": ""}) == LOCAL_SETTINGS
+
+
+HANGING = '''
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])  # in the group, as a JVM is
+open(sys.argv[1], "w").write(f"{os.getpid()} {child.pid}")
+time.sleep(600)
+'''
+TIMED_OUT = '''
+import sys
+sys.path.insert(0, {tests!r})
+import pytest
+from test_cluster import run_watched
+
+@pytest.mark.timeout(10)
+def test_hangs(tmp_path):
+    run_watched(({hanging!r}, {pids!r}), tmp_path, None)
+'''
+
+
+def test_a_script_still_running_when_its_test_times_out_is_stopped_with_its_group(tmp_path):
+    """A real pytest-timeout while run_watched waits on a script that never ends (it and a child of its own):
+    the test fails, and neither process outlives it."""
+    (tmp_path / "hanging.py").write_text(HANGING)
+    pids = tmp_path / "pids"
+    (tmp_path / "test_timed_out.py").write_text(TIMED_OUT.format(tests=str(ROOT / "tests"), pids=str(pids),
+                                                                 hanging=str(tmp_path / "hanging.py")))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           str(tmp_path / "test_timed_out.py")], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1 and "Timeout (>10.0s)" in done.stdout, done.stdout[-2000:]
+    script, child = map(int, pids.read_text().split())
+    assert [pid for pid in (script, child) if alive(pid)] == []

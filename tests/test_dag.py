@@ -174,8 +174,9 @@ def test_sdp_nightly_runs_the_pipeline_at_three_with_the_selection_from_the_run_
     assert (dag.timetable.expression, dag.catchup, dag.max_active_runs) == ("0 3 * * *", False, 1)
     assert [t.task_id for t in dag.topological_sort()] == ["prepare", "selection", "run", "check"]
     run = dag.get_task("run")
-    assert (type(run).__name__, run.pipeline_command, run.trigger_rule) == ("SparkPipelinesOperator", "run",
+    assert (type(run).__name__, run.pipeline_command, run.trigger_rule) == ("PipelinesOnTheLocalPort", "run",
                                                                            "none_failed")
+    assert type(run).__mro__[1].__name__ == "SparkPipelinesOperator"
     assert run.env_vars["SPARK_REMOTE"] == "local"
     selection = dag.user_defined_filters["selection_command"]
     python = dag.get_task("prepare").bash_command.split(" ")[0]

@@ -12,7 +12,7 @@ import pytest
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("databricks.bundles") is None,
                                 reason="databricks-bundles is not installed: make databricks-setup")
 
-from bundle import BUNDLE, build_job, job_task_argv, load, task_argv, unknown_keys  # noqa: E402
+from bundle import BUNDLE, build_job, build_pipeline, job_task_argv, load, task_argv, unknown_keys  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +32,11 @@ def tasks_by_key(job) -> dict:
 def test_every_job_builds_with_the_bundle_model_and_every_key_is_known(bundle):
     assert unknown_keys(bundle) == []
     jobs = bundle["resources"]["jobs"]
-    assert list(jobs) == ["shop_daily", "shop_backfill"]  # sdp_nightly waits, commented out, for the pipeline
+    assert list(jobs) == ["shop_daily", "shop_backfill", "sdp_nightly", "sdp_full_refresh"]
     for name, settings in jobs.items():
         assert build_job(name, settings).name == name
+    assert list(bundle["resources"]["pipelines"]) == ["shop_orders"]
+    assert build_pipeline("shop_orders", bundle["resources"]["pipelines"]["shop_orders"]).name == "shop_orders"
 
 
 @pytest.mark.parametrize("break_it, refused", [
@@ -151,3 +153,82 @@ def test_backfill_py_reads_the_backfill_tasks_argv_and_refuses_an_empty_range(sh
     assert done.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == \
         "backfill.py: error: argument first: '' is not a date in the form YYYY-MM-DD"
+
+
+# The pipeline and its two jobs (docs/databricks.md): as the course's page on scheduling an SDP pipeline.
+PIPELINE_ID = "${resources.pipelines.shop_orders.id}"
+
+
+@pytest.fixture(scope="module")
+def shop_orders(bundle):
+    return bundle["resources"]["pipelines"]["shop_orders"]
+
+
+@pytest.mark.parametrize("part, break_it, refused", [
+    ("pipeline", lambda p: p.update(librarys=[]), "Unexpected field 'librarys' for class Pipeline"),
+    ("pipeline", lambda p: p["libraries"][0]["glob"].update(includes="x"), "Unexpected field 'includes' for class PathPattern"),
+    ("pipeline", lambda p: p.update(configuration=["spark.shop.landing"]), "Unexpected type"),
+    ("pipeline", lambda p: p.update(catalog=["shop"]), "pipelines.shop_orders.catalog: a list given"),
+    ("sdp_nightly", lambda j: j["tasks"][0]["pipeline_task"].update(full_refesh=True),
+     "Unexpected field 'full_refesh' for class PipelineTask"),
+    ("sdp_nightly", lambda j: j["tasks"][0]["pipeline_task"].update(full_refresh="maybe"), "Unexpected type"),
+    ("sdp_nightly", lambda j: j["tasks"][0]["pipeline_task"].pop("pipeline_id"), "pipeline_id"),
+    ("sdp_full_refresh", lambda j: j["tasks"][0]["condition_task"].update(op="EQUALS"),
+     "'EQUALS' is not a valid ConditionTaskOp"),
+    ("sdp_full_refresh", lambda j: j["tasks"][2]["pipeline_task"].update(full_refresh_selection="orders_raw"),
+     "Unexpected type"),
+])
+def test_a_broken_copy_of_the_pipeline_or_its_jobs_is_refused(bundle, part, break_it, refused):
+    broken = copy.deepcopy(bundle["resources"]["pipelines"]["shop_orders"] if part == "pipeline"
+                           else bundle["resources"]["jobs"][part])
+    break_it(broken)
+    with pytest.raises((ValueError, TypeError)) as error:
+        build_pipeline("shop_orders", broken) if part == "pipeline" else build_job(part, broken)
+    assert refused in str(error.value)
+
+
+def test_sdp_nightly_is_one_scheduled_incremental_pipeline_task_on_the_bundles_pipeline(bundle):
+    job = build_job("sdp_nightly", bundle["resources"]["jobs"]["sdp_nightly"])
+    assert (job.schedule.quartz_cron_expression, job.schedule.timezone_id) == ("0 30 2 * * ?", "UTC")
+    assert str(job.schedule.pause_status) == "${var.schedule_pause_status}"
+    assert [(task.task_key, str(task.pipeline_task.pipeline_id), task.pipeline_task.full_refresh) for task in job.tasks] == [
+        ("refresh", PIPELINE_ID, False)]
+    assert job.max_concurrent_runs == 1
+
+
+def test_sdp_full_refresh_resets_all_tables_or_the_one_named_in_its_parameter(bundle):
+    job = build_job("sdp_full_refresh", bundle["resources"]["jobs"]["sdp_full_refresh"])
+    assert [(p.name, p.default) for p in job.parameters] == [("tables", "all")]
+    assert job.schedule is None
+    tasks = tasks_by_key(job)
+    condition = tasks["every_table"].condition_task
+    assert (condition.left, condition.op.value, condition.right) == ("{{job.parameters.tables}}", "EQUAL_TO", "all")
+    every, selected = tasks["full_refresh_all"], tasks["full_refresh_selected"]
+    assert [(d.task_key, d.outcome) for d in every.depends_on] == [("every_table", "true")]
+    assert [(d.task_key, d.outcome) for d in selected.depends_on] == [("every_table", "false")]
+    assert (str(every.pipeline_task.pipeline_id), every.pipeline_task.full_refresh) == (PIPELINE_ID, True)
+    assert (str(selected.pipeline_task.pipeline_id), selected.pipeline_task.full_refresh_selection) == (
+        PIPELINE_ID, ["{{job.parameters.tables}}"])
+
+
+def test_the_pipeline_runs_the_projects_source_with_its_specs_settings_below_the_root(shop_orders):
+    import yaml
+    spec = yaml.safe_load((BUNDLE.parent / "pipelines" / "spark-pipeline.yml").read_text())
+    includes = [library["glob"]["include"] for library in shop_orders["libraries"]]
+    assert includes == ["pipelines/" + library["glob"]["include"] for library in spec["libraries"]]
+    assert [path for path in includes if not (BUNDLE.parent / path).is_file()] == []
+    shop_settings = {key: value for key, value in spec["configuration"].items() if key.startswith("spark.shop.")}
+    assert sorted(shop_orders["configuration"]) == sorted(shop_settings)
+    assert shop_orders["configuration"] == {**shop_settings, "spark.shop.landing": "${var.shop_root}/landing/orders",
+                                            "spark.shop.raw.reset_allowed": "${var.raw_reset_allowed}"}
+    assert (shop_orders["root_path"], shop_orders["catalog"], shop_orders["schema"]) == (
+        "${workspace.file_path}", "${var.catalog}", "${var.schema}")
+
+
+def test_pipelines_reset_allowed_on_orders_raw_is_a_bundle_variable(bundle):
+    """orders.py puts spark.shop.raw.reset_allowed into orders_raw's table property pipelines.reset.allowed."""
+    assert bundle["variables"]["raw_reset_allowed"]["default"] == "true"
+    source = (BUNDLE.parent / "pipelines" / "orders.py").read_text()
+    assert 'RESET_ALLOWED = setting("spark.shop.raw.reset_allowed", "true")' in source
+    assert 'table_properties={"pipelines.reset.allowed": RESET_ALLOWED}' in source
+    assert "SLOT" not in BUNDLE.read_text()

@@ -23,7 +23,7 @@ JVM = {"shoptoolkit.jvm.spark_jvm", "shoptoolkit.jvm.expression_mode", "shoptool
 HELPERS = {f"shoptoolkit.{name}" for name in (
     "table_schema", "errors", "conflicts", "project_paths", "retry", "run_args", "delta_log_check",
     "day_file_check", "first_load", "spark_settings", "table", "connect_client", "connect_server",
-    "pipeline_setup")} | JVM
+    "pipeline_setup", "pipeline_port")} | JVM
 MACHINERY = {f"shoptoolkit.{name}" for name in ("day_compare", "lineage", "load_days", "day_states",
                                                  "month_calendar", "reprocess")}
 SESSION = {"delta_session"}

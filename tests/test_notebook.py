@@ -131,3 +131,16 @@ def test_each_script_pasted_into_a_cell_only_defines_and_a_later_cell_calls_it(t
         "run 2026-09-17 loaded 2026-09-16: 5 rows, orders_daily has 8",
         "ok 2026-09-16: 5 rows for the file's 5 orders, 0 missing"]
     assert (tmp_path / "lake" / "orders_daily" / "_delta_log").is_dir()
+
+
+def test_a_first_cell_reads_orders_daily_by_name_right_after_delta_spark(september):
+    """The course's way in a new kernel: the session from delta_session, then plain PySpark on the name."""
+    first = nbformat.v4.new_code_cell(
+        "from delta_session import delta_spark\n\n"
+        "spark = delta_spark('notebook')\n"
+        "print(spark.table('orders_daily').count(),\n"
+        "      spark.sql('SELECT count(DISTINCT order_date) AS days FROM orders_daily').first().days)")
+    nb = nbformat.v4.new_notebook(cells=[first])
+    run_notebook(nb, september)
+    assert printed(nb.cells[0]) == "130 30\n"
+    assert [out.output_type for out in nb.cells[0].outputs] == ["stream"]

@@ -107,7 +107,7 @@ def test_sdp_nightly_runs_backfills_and_fully_refreshes_the_pipeline(shop, spark
     shop.sh("python", "make_days.py")
 
     started = time.monotonic()
-    wait_for(lambda: shop.sh("shop_backfill", "--dag-id", DAG, "--from-date", BACKFILL[0], "--to-date", CONF_RUN,
+    wait_for(lambda: shop.sh("airflow_backfill_create", "--dag-id", DAG, "--from-date", BACKFILL[0], "--to-date", CONF_RUN,
                              "--max-active-runs", "1", check=False).returncode == 0, "backfill create", 60)
     wait_for_runs(shop, BACKFILL, 900, DAG, kind="backfill__")
     took = time.monotonic() - started

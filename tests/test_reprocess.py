@@ -4,10 +4,11 @@ import hashlib
 import io
 import json
 import re
+from types import SimpleNamespace
 
 from conftest import LATE_ORDER, SEP_15, append_line, run_script, table_rows, table_version
 from backfill import backfill, main as backfill_main
-from check_month import check_month, main as check_month_main, month_states
+from check_month import check_month, closing_line, main as check_month_main, month_states
 from shoptoolkit.day_states import DayState
 from shoptoolkit.project_paths import day_file
 from history import main as history_main, table_history
@@ -153,7 +154,7 @@ Mon       Tue       Wed       Thu       Fri       Sat       Sun
 21 future 22 future 23 future 24 future 25 future 26 future 27 future
 28 future 29 future 30 future 31 future
 
-ok 2026-12: all 1 days up to 2026-12-01 match their files, 3 orders (30 future)
+ok 2026-12: the 1 day up to 2026-12-01 matches its file, 3 orders (30 future)
 """
 
 
@@ -170,8 +171,8 @@ def test_a_month_in_progress_passes_when_every_day_up_to_yesterday_matches(spark
     assert check_month(spark, "2026-12", "2026-12-03") == (False, [
         f"PROBLEM 2026-12-02: 0 rows for the file's 3 orders, 3 missing ({ids})",
         "PROBLEM 2026-12: 1 of 2 days up to 2026-12-02 do not match (29 future)"])
-    assert check_month(spark, "2027-01", "2026-12-02") == (True, ["ok 2027-01: all 0 days match their files, "
-                                                                  "0 orders (31 future)"])
+    assert check_month(spark, "2027-01", "2026-12-02") == (True, ["ok 2027-01: no day to check yet, 0 orders "
+                                                                  "(31 future)"])
 
 
 def test_september_2026_calendar_starts_on_a_tuesday_in_five_week_rows():
@@ -200,3 +201,12 @@ def test_unknown_reprocess_choice_is_a_usage_error(tmp_path):
     done = run_script("backfill.py", "2026-09-02", "2026-09-03", "--reprocess", "some", cwd=tmp_path)
     assert done.returncode == 2 and "argument --reprocess: invalid choice: 'some'" in done.stderr
     assert not (tmp_path / "logs").exists()
+
+
+def test_the_closing_line_counts_one_day_and_no_day_in_words():
+    one = [SimpleNamespace(day=dt.date(2026, 12, 1), rows=3)]
+    assert closing_line("2026-12", one, 30, 0) == "ok 2026-12: the 1 day up to 2026-12-01 matches its file, 3 orders (30 future)"
+    assert closing_line("2026-12", one, 30, 1) == "PROBLEM 2026-12: 1 of 1 day up to 2026-12-01 does not match (30 future)"
+    assert closing_line("2027-01", [], 31, 0) == "ok 2027-01: no day to check yet, 0 orders (31 future)"
+    two = one + [SimpleNamespace(day=dt.date(2026, 12, 2), rows=4)]
+    assert closing_line("2026-12", two, 29, 0) == "ok 2026-12: all 2 days up to 2026-12-02 match their files, 7 orders (29 future)"

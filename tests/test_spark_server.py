@@ -112,6 +112,14 @@ def test_make_days_and_a_week_of_backfill(server):
     assert lines_of(run(server, "backfill.py", "2026-09-10", "2026-09-16")) == expected
 
 
+def test_a_course_script_reads_orders_daily_by_name_through_the_server(server):
+    """tests/course_month.py (delta_session and plain PySpark) as a client of the warm server, after the week."""
+    done = run_script("tests/course_month.py", "2026-09", cwd=server["folder"],
+                      env={**client_env(server["remote"]), "PYTHONPATH": str(ROOT)})
+    week = sum(DAY_COUNTS[8:15])  # days 9 .. 15 September
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"2026-09: 7 days, {week} orders\n", "")
+
+
 def test_a_late_order_loaded_by_hand_then_checked_and_in_the_history(server, monkeypatch):
     monkeypatch.chdir(server["folder"])
     loaded = file_sha256(SEP_15)
