@@ -7,18 +7,23 @@ Prints `ok ...` (exit 0) or a line starting with `PROBLEM` that says what is wro
 import argparse
 
 from delta_session import delta_spark, small_day_queries
-from shoptoolkit.day_compare import IDS_IN_PYTHON, checked_file, compare_checked, compare_in_spark, stored_ids
+from shoptoolkit.day_compare import (IDS_IN_PYTHON, checked_file, compare_checked, compare_in_spark, rows_of_day,
+                                     stored_ids, without_file)
 from shoptoolkit.errors import run_main
 from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
+from shoptoolkit.spark_file_check import spark_sized
 
 
 @small_day_queries
 def check_day(spark, run_date):
-    """Compare the day run_date loads with its file; return (ok, message)."""
+    """Compare the day run_date loads with its file; return (ok, message). A big file is checked and
+    compared inside Spark: only counts and the first differing ids come back."""
     day = day_loaded_by(as_date(run_date))
-    found, why = checked_file(day)
-    if found and found.count > IDS_IN_PYTHON:
+    found, why = checked_file(day, spark)
+    if found and (found.order_ids is None or found.count > IDS_IN_PYTHON):
         return compare_in_spark(spark, found, day)
+    if not found and spark_sized([day]):
+        return without_file(day, why, rows_of_day(spark, day))
     return compare_checked(day, found, why, stored_ids(spark, day, day).get(day, []))
 
 

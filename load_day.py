@@ -2,42 +2,57 @@
 
     python load_day.py 2026-09-16      # run date 2026-09-16 loads day 2026-09-15
 
-The day's file is checked line by line before Spark reads it with an explicit schema; a bad file
-is refused with one line naming the file, the line and the problem, and the table is not touched.
+The day's file is checked line by line (in Python, or inside Spark for a big file) before Spark reads
+it with an explicit schema; a bad file is refused with one line naming the file, the line and the
+problem, and the table is not touched.
 The write is one Delta commit (replaceWhere on order_date): it lands whole or not at all.
 """
 import argparse
 import datetime as dt
 
 from delta_session import TABLE, delta_spark, new_table_layout, orders_table, small_day_queries, table_exists
-from shoptoolkit.day_file_check import DayFile, bad_line, line_of_id, read_day_file, read_orders
+from shoptoolkit.day_file_check import DayFile, bad_line, read_orders
 from shoptoolkit.errors import ToolkitError, run_main
+from shoptoolkit.late_clash import take_back_late_clashes, version_checked
 from shoptoolkit.lineage import lineage
 from shoptoolkit.project_paths import day_file, shown, table_path
 from shoptoolkit.retry import print_now, retrying
 from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
+from shoptoolkit.spark_file_check import checked_day, line_of
 from shoptoolkit.table import IDS_IN_QUERY
 from shoptoolkit.table_schema import PARTITION_COLUMN
 
 
-def ids_on_other_days(spark, found: DayFile, orders, day: dt.date) -> list:
-    """Order ids of this file that the table already holds on another day (at most 5).
+def ids_on_other_days(spark, found: DayFile, orders, day: dt.date, table=None) -> list:
+    """Order ids of this file that the table (orders_daily now, or as at a version) holds on another day
+    (at most 5).
 
     The filter on the file's lowest and highest id lets Delta skip every stored file whose id
     range (min/max in its statistics) cannot overlap, so the check reads nothing for a shop whose
-    ids grow day by day, however long the table is."""
-    if not found.order_ids or not table_exists(spark):
+    ids grow day by day, however long the table is. A file checked in Spark is always joined: its ids
+    never came to Python."""
+    if not found.count or (table is None and not table_exists(spark)):
         return []
     from pyspark.sql import functions as F
-    stored = (orders_table(spark)
-              .where(F.col("order_id").between(min(found.order_ids), max(found.order_ids)))
+    stored = ((orders_table(spark) if table is None else table)
+              .where(F.col("order_id").between(found.lowest, found.highest))
               .where(F.col(PARTITION_COLUMN) != F.lit(day))
               .select("order_id", PARTITION_COLUMN))
-    if len(found.order_ids) <= IDS_IN_QUERY:
+    if found.order_ids is not None and len(found.order_ids) <= IDS_IN_QUERY:
         stored = stored.where(F.col("order_id").isin(found.order_ids))
     else:
         stored = stored.join(orders.select("order_id"), "order_id", "left_semi")
     return sorted((row.order_id, row[PARTITION_COLUMN]) for row in stored.limit(5).collect())
+
+
+def clash_refusal(spark, found: DayFile, orders, day: dt.date, table=None) -> dict:
+    """{day: the line that refuses the file} when the table holds one of its ids on another day, else {}."""
+    clash = ids_on_other_days(spark, found, orders, day, table)
+    if not clash:
+        return {}
+    listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash)
+    return {day: str(bad_line(found.path, line_of(spark, found, clash[0][0]),
+                              f"order_id already stored on another day: {listed}"))}
 
 
 @small_day_queries
@@ -47,18 +62,22 @@ def load_day(spark, run_date) -> str:
     day = day_loaded_by(run_date)
     if not day_file(day).exists():
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
-    found = read_day_file(day)
+    found = checked_day(spark, day)  # in Python, or in Spark for a big file (spark_file_check.py)
     orders = read_orders(spark, found, day)
-    clash = ids_on_other_days(spark, found, orders, day)
+    checked_at = version_checked(spark)
+    clash = clash_refusal(spark, found, orders, day)
     if clash:
-        listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash)
-        raise bad_line(found.path, line_of_id(found, clash[0][0]), f"order_id already stored on another day: {listed}")
+        raise ToolkitError(clash[day])
     # The day as a DATE literal: Delta's delete then skips every stored file of another day by
     # its statistics (with a string it skips none, and reads them all: a job that grows with the table).
+    metadata = lineage(run_date, day, found)
     writer = (orders.write.format("delta").mode("overwrite")
-              .option("replaceWhere", f"{PARTITION_COLUMN} = DATE'{day}'")
-              .option("userMetadata", lineage(run_date, day, found)))
+              .option("replaceWhere", f"{PARTITION_COLUMN} = DATE'{day}'").option("userMetadata", metadata))
     new_table_layout(spark, writer).save(str(table_path()))
+    late = take_back_late_clashes(spark, checked_at, metadata,
+                                  lambda table: clash_refusal(spark, found, orders, day, table))
+    if late:
+        raise ToolkitError(late[day])
     total = orders_table(spark).count()
     return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
 

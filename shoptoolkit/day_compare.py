@@ -9,15 +9,18 @@ from collections import Counter
 from shoptoolkit.day_file_check import read_day_file, read_orders
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file
+from shoptoolkit.spark_file_check import checked_day
 from shoptoolkit.table import orders_table
 from shoptoolkit.table_schema import PARTITION_COLUMN
 
 
-def stored_ids(spark, first_day, last_day) -> dict:
-    """The order ids the table holds for each day from first_day to last_day, in one scan."""
+def stored_ids(spark, first_day, last_day, leave_out=()) -> dict:
+    """The order ids the table holds for each day from first_day to last_day but the days leave_out
+    (big ones, compared inside Spark), in one scan."""
     from pyspark.sql import functions as F
     rows = (orders_table(spark)
-            .where(F.col(PARTITION_COLUMN).between(F.lit(first_day), F.lit(last_day)))
+            .where(F.col(PARTITION_COLUMN).between(F.lit(first_day), F.lit(last_day))
+                   & ~F.col(PARTITION_COLUMN).isin(list(leave_out)))
             .select(PARTITION_COLUMN, "order_id")
             .collect())
     ids = {}
@@ -26,12 +29,13 @@ def stored_ids(spark, first_day, last_day) -> dict:
     return ids
 
 
-def checked_file(day):
-    """The day's file after its line-by-line check, or None and a short reason ('no file', a bad line)."""
+def checked_file(day, spark=None):
+    """The day's file after its line-by-line check (with a session: inside Spark for a big file), or None
+    and a short reason ('no file', a bad line)."""
     if not day_file(day).exists():
         return None, "no file"
     try:
-        return read_day_file(day), ""
+        return (read_day_file(day) if spark is None else checked_day(spark, day)), ""
     except ToolkitError as error:
         return None, f"bad file ({error})"
 
@@ -50,7 +54,7 @@ def listed(ids) -> str:
 def compare_day(day, ids_in_file, why_no_ids: str, ids_in_table: list):
     """(ok, message) for one day: the table's ids against the file's."""
     if ids_in_file is None:
-        return False, f"PROBLEM {day}: {why_no_ids}, {len(ids_in_table)} rows"
+        return without_file(day, why_no_ids, len(ids_in_table))
     in_table = Counter(ids_in_table)
     missing = set(ids_in_file) - set(in_table)
     extra = set(in_table) - set(ids_in_file)
@@ -59,6 +63,17 @@ def compare_day(day, ids_in_file, why_no_ids: str, ids_in_table: list):
                        {"missing": (len(missing), listed(missing)),
                         "not in the file": (len(extra), listed(extra)),
                         "duplicated": (len(twice), listed(twice))})
+
+
+def without_file(day, why: str, rows: int):
+    """(False, message) for a day whose file has no ids to compare: none, or refused (why)."""
+    return False, f"PROBLEM {day}: {why}, {rows} rows"
+
+
+def rows_of_day(spark, day) -> int:
+    """How many rows the table holds for day, counted by Spark."""
+    from pyspark.sql import functions as F
+    return orders_table(spark).where(F.col(PARTITION_COLUMN) == F.lit(day)).count()
 
 
 def compare_checked(day, found, why: str, ids_in_table: list):
@@ -113,12 +128,14 @@ KINDS = {"missing": "copies IS NULL", "not in the file": "in_file IS NULL", "dup
 
 def check_days(spark, found_days: list, in_files=None) -> dict:
     """{day: (ok, message)} for the days of one commit, [(day, DayFile)], in one Spark query: the table's
-    order ids of those days against their files' ids. Up to IDS_IN_PYTHON ids in all, the table's ids
-    come back and are compared as check_day compares a day; more are compared inside Spark with
+    order ids of those days against their files' ids. Up to IDS_IN_PYTHON ids in all (of files checked
+    in Python), the table's ids come back and are compared as check_day compares a day; more, or files
+    checked in Spark, are compared inside Spark with
     in_files (read_days' frame of the files), by day and order id, and only counts come back."""
     from pyspark.sql import functions as F
     days = [day for day, _ in found_days]
-    if sum(found.count for _, found in found_days) <= IDS_IN_PYTHON:
+    in_python = all(found.order_ids is not None for _, found in found_days)  # else checked in Spark
+    if in_python and sum(found.count for _, found in found_days) <= IDS_IN_PYTHON:
         ids = {}
         for row in (orders_table(spark).where(F.col(PARTITION_COLUMN).isin(days))
                     .select(PARTITION_COLUMN, "order_id").collect()):

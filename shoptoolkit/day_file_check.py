@@ -10,9 +10,7 @@ import csv
 import datetime as dt
 import hashlib
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import reduce
 
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file, shown
@@ -21,8 +19,6 @@ from shoptoolkit.table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, 
 ORDER_ID = re.compile(r"\d{1,18}")
 AMOUNT = re.compile(r"-?\d{1,10}(\.\d{1,2})?")
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
-DAY_FILE_NAME = r"^(\d{4}-\d{2}-\d{2})\.csv$"  # project_paths.day_file: the day, then .csv
-OPEN_COST = "spark.sql.files.openCostInBytes"
 # Control characters (Unicode's Cc: C0, DEL, C1): a field holding one (ESC, BEL, NUL, tab, a line end
 # inside quotes, ...) is refused and shown escaped, so that a bad file cannot repaint the terminal of
 # whoever reads the refusal.
@@ -31,13 +27,16 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 @dataclass
 class DayFile:
-    """What a valid day file holds: its columns in file order, its order ids, its fingerprint."""
+    """What a valid day file holds: its columns in file order, its order ids (None when Spark checked it:
+    the ids stay in Spark), their range, its fingerprint."""
     path: object
     columns: list
     order_ids: list = field(default_factory=list)
     size: int = 0
     sha256: str = ""
     count: int = 0
+    lowest: int = None
+    highest: int = None
 
 
 def read_day_file(day: dt.date) -> DayFile:
@@ -47,28 +46,23 @@ def read_day_file(day: dt.date) -> DayFile:
         raise ToolkitError(f"no file {shown(path)}")
     digest, seen = hashlib.sha256(), set()
     with open(path, "rb") as raw:
-        rows = csv.reader(decoded_lines(raw, path, digest))
-        try:
-            found = DayFile(path, read_header(rows, path))
-            for row in rows:
-                if not row:
-                    continue  # blank lines (a trailing newline or two) carry no order; ",,," is checked
-                order_id = check_row(dict(zip(found.columns, row)), len(row), found, day, rows.line_num)
-                if order_id in seen:
-                    raise bad_line(path, rows.line_num, f"order_id {order_id} appears twice in the file")
-                seen.add(order_id)
-                found.order_ids.append(order_id)
-        except csv.Error as error:  # a lone CR inside a line: "new-line character seen in unquoted field - ..."
-            raise bad_line(path, rows.line_num, f"not a CSV line ({str(error).split(' - ')[0]})") from None
+        rows = numbered_rows(csv.reader(decoded_lines(raw, path, digest)), path)
+        found = DayFile(path, read_header(rows, path))
+        for line, row in rows:
+            if row:  # blank lines (a trailing newline or two) carry no order; ",,," is checked
+                found.order_ids.append(checked_order(row, found, day, line, seen))
     found.size, found.sha256 = path.stat().st_size, digest.hexdigest()
     found.count = len(seen)
+    found.lowest, found.highest = min(seen, default=None), max(seen, default=None)
     return found
 
 
-def decoded_lines(raw, path, digest):
-    """The file's lines as text, hashing the bytes as they pass; not UTF-8 is refused with its line."""
-    for number, line in enumerate(raw, start=1):
-        digest.update(line)
+def decoded_lines(raw, path, digest=None, first: int = 1):
+    """The file's lines as text (raw: its lines as bytes, the first of them line `first`), hashing the
+    bytes as they pass; not UTF-8 is refused with its line."""
+    for number, line in enumerate(raw, start=first):
+        if digest:
+            digest.update(line)
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
@@ -76,11 +70,23 @@ def decoded_lines(raw, path, digest):
         yield text.lstrip("\ufeff") if number == 1 else text
 
 
+def numbered_rows(rows, path, before: int = 0):
+    """(line, row) for each record of a csv reader whose first line is line before + 1; a line csv cannot
+    read (a lone CR inside a line: "new-line character seen in unquoted field - ...") is refused."""
+    try:
+        for row in rows:
+            yield before + rows.line_num, row
+    except csv.Error as error:
+        raise bad_line(path, before + rows.line_num, f"not a CSV line ({str(error).split(' - ')[0]})") from None
+
+
 def read_header(rows, path) -> list:
-    header = next(rows, None)
-    if header is None:
+    """The header's column names (rows: numbered_rows); a file with no header or a bad one is refused."""
+    first = next(rows, None)
+    if first is None:
         raise ToolkitError(f"{shown(path)}: empty file (0 bytes), expected the header "
                            f"{','.join(COLUMNS)} at least")
+    header = first[1]
     for name in header:
         refuse_control(path, 1, "column name", name)
     names = [name.strip() for name in header]
@@ -93,6 +99,19 @@ def read_header(rows, path) -> list:
                                           extra and f"unexpected column {', '.join(extra)}"]))
         raise bad_line(path, 1, f"{problem or 'a column twice'} (expected {','.join(COLUMNS)})")
     return names
+
+
+def checked_order(row: list, found: DayFile, day: dt.date, line: int, seen: set) -> int:
+    """Check one line's order and that no earlier line holds its id; return the id, added to seen."""
+    order_id = check_row(dict(zip(found.columns, row)), len(row), found, day, line)
+    if order_id in seen:
+        raise twice(found.path, line, order_id)
+    seen.add(order_id)
+    return order_id
+
+
+def twice(path, line: int, order_id: int) -> ToolkitError:
+    return bad_line(path, line, f"order_id {order_id} appears twice in the file")
 
 
 def check_row(row: dict, width: int, found: DayFile, day: dt.date, line: int) -> int:
@@ -144,36 +163,6 @@ def read_orders(spark, found: DayFile, day: dt.date):
             .csv(str(found.path))
             .select(*COLUMNS)
             .withColumn(PARTITION_COLUMN, F.lit(day).cast(PARTITION_TYPE)))
-
-
-def read_days(spark, found_days: list):
-    """The files of several days as one DataFrame, like read_orders: [(day, DayFile)], one read per
-    column order (a header may name the columns in any order), each row's day from its file's name.
-    Read inside one_file_a_task, each file is a partition of its own (a write then keeps each day in
-    files of its own)."""
-    from pyspark.sql import functions as F
-    by_columns = {}
-    for _, found in found_days:
-        by_columns.setdefault(tuple(found.columns), []).append(str(found.path))
-    frames = [(spark.read.schema(columns_ddl(columns))
-               .options(header=True, mode="FAILFAST", timestampFormat="yyyy-MM-dd'T'HH:mm:ss")
-               .csv(paths)
-               .select(*COLUMNS, F.regexp_extract("_metadata.file_name", DAY_FILE_NAME, 1)
-                       .cast(PARTITION_TYPE).alias(PARTITION_COLUMN)))
-              for columns, paths in by_columns.items()]
-    return reduce(lambda one, other: one.unionByName(other), frames)
-
-
-@contextmanager
-def one_file_a_task(spark):
-    """While inside, Spark reads each file as a partition of its own: opening a file is made to cost as
-    much as a whole partition's bytes (spark.sql.files.openCostInBytes), so no two files share one.
-    Unset on the way out, as expression_mode does."""
-    spark.conf.set(OPEN_COST, spark.conf.get("spark.sql.files.maxPartitionBytes"))
-    try:
-        yield
-    finally:
-        spark.conf.unset(OPEN_COST)
 
 
 def line_of_id(found: DayFile, order_id: int) -> int:

@@ -19,10 +19,12 @@ import hashlib
 import math
 from dataclasses import dataclass
 
-from shoptoolkit.day_compare import checked_file, compare_checked, stored_ids
+from shoptoolkit.day_compare import (checked_file, compare_checked, compare_in_spark, day_verdict, rows_of_day,
+                                     stored_ids, without_file)
 from shoptoolkit.lineage import commit_loads, restored_by
 from shoptoolkit.project_paths import day_file
 from shoptoolkit.run_args import as_date, day_loaded_by, run_dates
+from shoptoolkit.spark_file_check import checked_in_spark, spark_sized
 from shoptoolkit.table import history_frame, table_exists
 
 STATES = ("ok", "changed", "mismatch", "missing", "no file", "future")
@@ -88,17 +90,36 @@ def state_of(day: dt.date, matches: bool, rows: int, sha_now: str, loaded: dict,
 
 
 def day_states(spark, first_day, last_day, today=None) -> list:
-    """The DayState of every day from first_day to last_day; today=None marks no day as future."""
+    """The DayState of every day from first_day to last_day; today=None marks no day as future. A big
+    day's file is checked, hashed and compared inside Spark (all such days in one query)."""
     days = run_dates(first_day, last_day)
-    in_table = stored_ids(spark, days[0], days[-1]) if table_exists(spark) else {}
+    big = [day for day in days if spark_sized([day])]
+    in_spark = checked_in_spark(spark, big) if big else {}
+    in_table = stored_ids(spark, days[0], days[-1], big) if table_exists(spark) else {}
     loads = latest_loads(spark, days[0], days[-1])
     found = []
     for day in days:
-        ids = in_table.get(day, [])
-        in_file, why = checked_file(day)
-        matches, message = compare_checked(day, in_file, why, ids)
-        # The check's one read hashed the file; only a file it refused (it stops at the bad line) is read again.
-        sha_now, loaded = in_file.sha256 if in_file else file_sha256(day), loads.get(day, {})
-        found.append(DayState(day, state_of(day, matches, len(ids), sha_now, loaded, today),
-                              matches, message, len(ids), sha_now, loaded))
+        if day in in_spark:
+            matches, message, rows, sha_now = big_day(spark, day, in_spark[day])
+        else:
+            ids = in_table.get(day, [])
+            in_file, why = checked_file(day)
+            matches, message = compare_checked(day, in_file, why, ids)
+            # The check's one read hashed the file; only a file it refused (it stops at the bad line) is read again.
+            rows, sha_now = len(ids), in_file.sha256 if in_file else file_sha256(day)
+        loaded = loads.get(day, {})
+        found.append(DayState(day, state_of(day, matches, rows, sha_now, loaded, today),
+                              matches, message, rows, sha_now, loaded))
     return found
+
+
+def big_day(spark, day, checked) -> tuple:
+    """(matches, message, rows, sha256) of a day whose file Spark checked (spark_file_check.Checked)."""
+    rows = rows_of_day(spark, day) if table_exists(spark) else 0
+    if checked.found and table_exists(spark):
+        matches, message = compare_in_spark(spark, checked.found, day)
+    elif checked.found:  # no table yet: every order of the file is missing
+        matches, message = day_verdict(day, 0, checked.found.count, {"missing": (checked.found.count, "...")})
+    else:
+        matches, message = without_file(day, f"bad file ({checked.refusal})", rows)
+    return matches, message, rows, checked.sha256

@@ -14,8 +14,9 @@ from shoptoolkit.day_file_check import DayFile
 from shoptoolkit.project_paths import shown
 from shoptoolkit.run_args import as_date
 
-# The user metadata of restore_day's commit: `restore_day: 2026-09-15 from version 29`, or a range `A .. B`.
-NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? from version (\d+)")
+# The user metadata of restore_day's commit: `restore_day: 2026-09-15 from version 29`, or a range `A .. B`;
+# a write that gives way to an earlier one (late_clash.py) adds its reason in brackets.
+NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? from version (\d+)(?: \(.*\))?")
 
 
 def lineage_entry(run_date: dt.date, day: dt.date, found: DayFile) -> dict:

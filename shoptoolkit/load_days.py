@@ -5,112 +5,54 @@
         print(line)
 
 What backfill.py --days-per-commit N does with each N run dates. Every day's file is checked line by
-line and hashed as load_day does; a day whose file is missing or refused, or whose ids another day
-holds (in the table or earlier in the same commit), is left out: it keeps its old rows and its run
-fails with load_day's line. The other days land in one commit whose replaceWhere names exactly them
-(`order_date IN (DATE'...', ...)`) and whose user metadata holds each day's lineage; the commit
-lands whole or not at all. The loaded days are then checked against their files in one query.
+line and hashed as load_day does (all in one Spark query when they are big together); a day whose
+file is missing or refused, or whose ids another day holds (in the table or earlier in the same
+commit: commit_ids.py), is left out: it keeps its old rows and its run fails with load_day's line.
+The other days land in one commit whose replaceWhere names exactly them (`order_date IN (DATE'...',
+...)`) and whose user metadata holds each day's lineage; the commit lands whole or not at all. The
+loaded days are then checked against their files in one query.
 """
 import json
 
+from shoptoolkit.commit_ids import clashes_before, files_of, in_several_files, stored_elsewhere, without_clashes
 from shoptoolkit.day_compare import check_days
-from shoptoolkit.day_file_check import bad_line, line_of_id, one_file_a_task, read_day_file, read_days
+from shoptoolkit.day_file_check import read_day_file
+from shoptoolkit.day_frames import one_file_a_task, read_days
 from shoptoolkit.errors import ToolkitError, one_line
 from shoptoolkit.jvm.expression_mode import small_day_queries
+from shoptoolkit.late_clash import day_predicate, take_back_late_clashes, version_checked
 from shoptoolkit.lineage import lineage_entry
 from shoptoolkit.project_paths import day_file, shown, table_path
 from shoptoolkit.retry import print_now, retrying
 from shoptoolkit.run_args import as_date, day_loaded_by
-from shoptoolkit.table import IDS_IN_QUERY, TABLE, new_table_layout, orders_table, table_exists
+from shoptoolkit.spark_file_check import checked_in_spark, spark_sized
+from shoptoolkit.table import TABLE, new_table_layout, orders_table
 from shoptoolkit.table_schema import PARTITION_COLUMN
 
 
-def checked_files(run_dates) -> tuple:
-    """([(run date, day, DayFile)] of the files that pass load_day's checks, {run date: why not} of the others)."""
+def checked_files(spark, run_dates) -> tuple:
+    """([(run date, day, DayFile)] of the files that pass load_day's checks, {run date: why not} of the
+    others). From SPARK_CHECK_BYTES of files together, they are checked in one Spark query."""
+    days = [day_loaded_by(run_date) for run_date in map(as_date, run_dates)]
+    present = [day for day in days if day_file(day).exists()]
+    in_spark = checked_in_spark(spark, present) if present and spark_sized(present) else {}
     passed, refused = [], {}
-    for run_date in map(as_date, run_dates):
-        day = day_loaded_by(run_date)
+    for run_date, day in zip(map(as_date, run_dates), days):
         try:
             if not day_file(day).exists():
                 raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
-            passed.append((run_date, day, read_day_file(day)))
+            if day in in_spark and in_spark[day].refusal:
+                raise in_spark[day].refusal
+            passed.append((run_date, day, in_spark[day].found if day in in_spark else read_day_file(day)))
         except ToolkitError as error:
             refused[run_date] = one_line(error)
     return passed, refused
 
 
-def files_of(spark, passed):
-    """read_days' frame of the files of [(run date, day, DayFile)]."""
-    return read_days(spark, [(day, found) for _, day, found in passed])
-
-
-def id_range(passed) -> tuple:
-    """(how many ids, the lowest, the highest) of the files' order ids."""
-    lists = [found.order_ids for _, _, found in passed if found.order_ids]
-    if not lists:
-        return 0, None, None
-    return sum(map(len, lists)), min(map(min, lists)), max(map(max, lists))
-
-
-def stored_elsewhere(spark, passed) -> dict:
-    """{order id: {days}}: the days the table holds ids of these files on (at least every day other than
-    the id's file's own).
-
-    As in load_day, the filter on the lowest and highest id lets Delta skip every stored file whose
-    ids cannot overlap; up to IDS_IN_QUERY ids are named in the query, more are joined with the files."""
-    count, lowest, highest = id_range(passed)
-    if not count or not table_exists(spark):
-        return {}
-    from pyspark.sql import functions as F
-    stored = (orders_table(spark).where(F.col("order_id").between(lowest, highest))
-              .select("order_id", F.col(PARTITION_COLUMN).alias("stored_on")))
-    if count <= IDS_IN_QUERY:
-        stored = stored.where(F.col("order_id").isin([i for _, _, found in passed for i in found.order_ids]))
-    else:
-        stored = (stored.join(files_of(spark, passed).select("order_id", PARTITION_COLUMN), "order_id")
-                  .where(F.col("stored_on") != F.col(PARTITION_COLUMN)).limit(100_000))
-    found = {}
-    for row in stored.collect():
-        found.setdefault(row.order_id, set()).add(row.stored_on)
-    return found
-
-
-def in_several_files(spark, passed) -> set:
-    """The ids that more than one of the files holds (a file holds an id once: read_day_file's check);
-    counted in Python for a few ids, in Spark for many (no set of every id in Python)."""
-    if id_range(passed)[0] <= IDS_IN_QUERY:
-        seen, twice = set(), set()
-        for _, _, found in passed:
-            twice.update(seen.intersection(found.order_ids))
-            seen.update(found.order_ids)
-        return twice
-    several = files_of(spark, passed).groupBy("order_id").count().where("count > 1")
-    return {row.order_id for row in several.limit(100_000).collect()}
-
-
-def without_clashes(passed, elsewhere: dict, shared: set) -> tuple:
-    """(the days to commit, {run date: why not}), in run order, as runs one after another would find
-    them: a day is refused when an id of its file is stored on another day that this commit does not
-    replace before it, or is in the file of a day taken before it in this commit (shared: such ids)."""
-    taken, taken_days, refused = {}, set(), {}
-    for run_date, day, found in passed:
-        clash = sorted({(order_id, on) for order_id in found.order_ids
-                        for on in elsewhere.get(order_id, ()) if on != day and on not in taken_days}
-                       | {(order_id, taken[order_id]) for order_id in found.order_ids if order_id in taken})
-        if clash:
-            listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash[:5])
-            refused[run_date] = str(bad_line(found.path, line_of_id(found, clash[0][0]),
-                                             f"order_id already stored on another day: {listed}"))
-            continue
-        taken.update((order_id, day) for order_id in shared.intersection(found.order_ids))
-        taken_days.add(day)
-    return [entry for entry in passed if entry[0] not in refused], refused
-
-
 def days_predicate(days) -> str:
     """replaceWhere for exactly these days, as DATE literals (load_day's reason: Delta skips other days' files)."""
     if len(days) == 1:
-        return f"{PARTITION_COLUMN} = DATE'{days[0]}'"
+        return day_predicate(days[0])
     return f"{PARTITION_COLUMN} IN ({', '.join(f'DATE{chr(39)}{day}{chr(39)}' for day in days)})"
 
 
@@ -120,16 +62,22 @@ def commit_lineage(loading) -> str:
     return json.dumps(entries[0] if len(entries) == 1 else {"days": entries}, sort_keys=True)
 
 
-def write_days(spark, passed) -> tuple:
-    """One attempt: refuse the clashing days, then replace the others in one commit; (loaded, refused)."""
-    loading, refused = without_clashes(passed, stored_elsewhere(spark, passed), in_several_files(spark, passed))
+def write_days(spark, passed, show=print_now) -> tuple:
+    """One attempt: refuse the clashing days, then replace the others in one commit; (loaded, refused).
+    A day whose id another writer stored on another day while this one was on its way is taken back."""
+    checked_at = version_checked(spark)
+    elsewhere, shared = stored_elsewhere(spark, passed), in_several_files(spark, passed)
+    loading, refused = without_clashes(spark, passed, elsewhere, shared)
     if loading:
-        days = [day for _, day, _ in loading]
+        days, metadata = [day for _, day, _ in loading], commit_lineage(loading)
         writer = (files_of(spark, loading).write.format("delta")
-                  .mode("overwrite").option("replaceWhere", days_predicate(days))
-                  .option("userMetadata", commit_lineage(loading)))
+                  .mode("overwrite").option("replaceWhere", days_predicate(days)).option("userMetadata", metadata))
         with one_file_a_task(spark):  # a day's rows in files of its own: a later rerun of it rewrites no other day
             new_table_layout(spark, writer).save(str(table_path()))
+        late = take_back_late_clashes(spark, checked_at, metadata,
+                                      lambda table: clashes_before(spark, loading, table), show)
+        refused.update({run_date: late[day] for run_date, day, _ in loading if day in late})
+        loading = [entry for entry in loading if entry[1] not in late]
     return loading, refused
 
 
@@ -138,11 +86,11 @@ def load_days(spark, run_dates, what: str = "", show=print_now) -> tuple:
     """Load the days of run_dates in one commit and check them; return (days committed, [(run date, ok, line)])
     in run order. what names the commit in the lines (`commit 2 of 5`); a lost write conflict is retried."""
     what = what or f"commit of {len(run_dates)} runs"
-    passed, refused = checked_files(run_dates)
+    passed, refused = checked_files(spark, run_dates)
     lines = {run_date: (False, f"run {run_date} failed: {why} (left out of {what})")
              for run_date, why in refused.items()}
     try:
-        loaded, clashed = retrying(lambda: write_days(spark, passed), what, show) if passed else ([], {})
+        loaded, clashed = retrying(lambda: write_days(spark, passed, show), what, show) if passed else ([], {})
     except Exception as error:  # nothing of the commit landed: each of its runs fails with the reason
         loaded, clashed = [], {}
         lines.update({run_date: (False, f"run {run_date} failed: {one_line(error)} ({what}, not written)")

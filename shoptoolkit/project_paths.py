@@ -6,12 +6,14 @@ for the Delta table, logs/.
     day_file("2026-09-15")                     # /Volumes/shop/course/files/landing/orders/2026-09-15.csv
 
 The root is the folder you run in, or SHOP_ROOT, or a script's --root DIR: any absolute path, a Unity
-Catalog Volume's /Volumes/... too. Paths are made absolute here because the JVM's working directory
-is not the root.
+Catalog Volume's /Volumes/... too, or a file:// URI of a local folder (file:///data/shop). Paths are
+made absolute here because the JVM's working directory is not the root.
 """
 import os
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 from shoptoolkit.table_schema import TABLE
 
@@ -21,14 +23,22 @@ LAKE = Path("lake")
 LOGS = Path("logs")
 
 
+def local_folder(folder) -> Path:
+    """A folder given as a path or as a file:// URI (file:///data/shop, file:/data/shop), as a path."""
+    if str(folder).startswith("file:"):
+        return Path(url2pathname(urlparse(str(folder)).path))
+    return Path(folder)
+
+
 def project_root() -> Path:
     """The folder landing/, lake/ and logs/ live below: SHOP_ROOT, else the folder you run in."""
-    return Path(os.environ.get(ROOT_ENV) or Path.cwd()).resolve()
+    return local_folder(os.environ.get(ROOT_ENV) or Path.cwd()).resolve()
 
 
 def set_root(folder) -> Path:
-    """Make folder the project root of this process, and of the processes it starts (SHOP_ROOT)."""
-    os.environ[ROOT_ENV] = str(Path(folder).resolve())
+    """Make folder (a path or a file:// URI) the project root of this process, and of the processes it
+    starts (SHOP_ROOT)."""
+    os.environ[ROOT_ENV] = str(local_folder(folder).resolve())
     return project_root()
 
 

@@ -8,10 +8,9 @@ Dates travel as ISO strings or datetime.date; as_date turns either into a date.
 import argparse
 import datetime as dt
 import re
-from pathlib import Path
 
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.project_paths import ROOT_ENV, set_root
+from shoptoolkit.project_paths import ROOT_ENV, local_folder, set_root
 
 MAX_RUNS = 366
 
@@ -80,12 +79,12 @@ class RootOption(argparse.Action):
     """--root DIR sets the project root as it is parsed, so every path the script makes follows it."""
 
     def __call__(self, parser, namespace, value, option_string=None):
-        if not Path(value).is_dir():
+        if not local_folder(value).is_dir():
             parser.error(f"argument --root: {value!r} is not a folder")
         setattr(namespace, self.dest, set_root(value))
 
 
 def add_root(parser) -> None:
     parser.add_argument("--root", metavar="DIR", action=RootOption,
-                        help=f"the folder holding landing/, lake/ and logs/ (or set {ROOT_ENV}; "
-                             "default: the current folder)")
+                        help=f"the folder holding landing/, lake/ and logs/, a path or a file:// URI (or set "
+                             f"{ROOT_ENV}; default: the current folder)")

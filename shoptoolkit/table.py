@@ -47,12 +47,14 @@ def register_table(spark, refresh: bool = False) -> None:
     """Point the name orders_daily at the table below the project root, for this session only.
 
     A temporary view, not a catalog table: the clients of one Spark Connect server share its catalog,
-    so a table name there would be repointed by a client working in another folder. Each query on
-    the view reads the table's newest commit; refresh=True rebuilds it after a new partitioning."""
+    so a table name there would be repointed by a client working in another folder. A view made in
+    SQL is resolved again at each query: it reads the table's newest commit in its newest layout, also
+    after another process partitioned it (a DataFrame's view kept the old layout, and its reads failed
+    with FAILED_READ_FILE: tests/test_model_check.py). refresh=True makes it again all the same."""
     location = table_path().as_uri()
     if not refresh and spark.conf.get(LOCATION_KEY, "") == location:
         return
-    spark.read.format("delta").load(str(table_path())).createOrReplaceTempView(TABLE)
+    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {TABLE} AS SELECT * FROM {table_sql_name()}")
     spark.conf.set(LOCATION_KEY, location)
 
 

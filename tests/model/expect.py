@@ -1,0 +1,112 @@
+"""What the readers must say, from the model alone: check_day's verdict, every day's state for
+check_month, the runs --reprocess and --dry-run choose (docs/reprocess.md), a backfill's closing line.
+"""
+import calendar
+import datetime as dt
+from collections import Counter
+
+from model.table_model import TABLE_MISSING
+from model.till import check_file, file_sha256
+
+# --reprocess: the states each choice runs (docs/reprocess.md).
+CHOOSES = {"failed": ("mismatch", "missing", "no file"), "missing": ("missing",),
+           "changed": ("changed", "mismatch", "missing")}
+
+
+class TableMissing(Exception):
+    """A reader on a lake without orders_daily: the one line it must stop with."""
+
+
+def listed(ids) -> str:
+    """The first five ids, as check_day lists them."""
+    ids = sorted(ids)
+    return ", ".join(map(str, ids[:5])) + (", ..." if len(ids) > 5 else "")
+
+
+def verdict(day, file_ids, why: str, table_ids: list) -> tuple:
+    """(ok, line) for a day: its rows' ids against its file's, as check_day words it."""
+    if file_ids is None:
+        return False, f"PROBLEM {day}: {why}, {len(table_ids)} rows"
+    counts = Counter(table_ids)
+    kinds = {"missing": set(file_ids) - set(counts), "not in the file": set(counts) - set(file_ids),
+             "duplicated": {order_id for order_id, count in counts.items() if count > 1}}
+    head = f"{len(table_ids)} rows for the file's {len(file_ids)} orders"
+    found = [f"{len(ids)} {kind} ({listed(ids)})" for kind, ids in kinds.items() if ids]
+    if not found:
+        return True, f"ok {day}: {head}, 0 missing"
+    return False, f"PROBLEM {day}: " + ", ".join([head] + found)
+
+
+def day_verdict(model, day) -> tuple:
+    """(ok, line, the table's ids of day) for day as the model holds it."""
+    checked = check_file(day, model.till.files.get(day))
+    ids = [row[0] for row in model.now.table.get(str(day), ())] if model.now else []
+    why = "no file" if checked.error == "no file" else f"bad file ({checked.error})"
+    file_ids = None if checked.error else [order[0] for order in checked.orders]
+    return (*verdict(day, file_ids, why, ids), ids)
+
+
+def check_day(model, run_date) -> tuple:
+    """check_day.py's (ok, line) for run_date."""
+    if model.now is None:
+        raise TableMissing(TABLE_MISSING)
+    ok, line, _ = day_verdict(model, run_date - dt.timedelta(days=1))
+    return ok, line
+
+
+def day_state(model, day) -> tuple:
+    """(state, rows, check line) of day: the first of no file, missing, changed, mismatch, ok that applies."""
+    ok, line, ids = day_verdict(model, day)
+    lines = model.till.files.get(day)
+    loaded = model.now.loaded.get(str(day)) if model.now else None
+    if lines is None:
+        state = "no file"
+    elif not ids:
+        state = "missing"
+    elif loaded and loaded["sha256"] != file_sha256(lines):
+        state = "changed"
+    else:
+        state = "ok" if ok else "mismatch"
+    return state, len(ids), line
+
+
+def month_states(model, month: dt.date) -> list:
+    """check_month's (day, state, rows, line) for every day of month."""
+    if model.now is None:
+        raise TableMissing(TABLE_MISSING)
+    last = calendar.monthrange(month.year, month.month)[1]
+    return [(str(day), *day_state(model, day)) for day in (month.replace(day=n) for n in range(1, last + 1))]
+
+
+def chosen(model, run_dates: list, reprocess: str) -> list:
+    """(run date, the state of its day, whether it runs) for --reprocess."""
+    plan = []
+    for run_date in run_dates:
+        state = day_state(model, run_date - dt.timedelta(days=1))[0]
+        plan.append((run_date, state, reprocess == "all" or state in CHOOSES[reprocess]))
+    return plan
+
+
+def dry_run(model, run_dates: list, reprocess: str) -> list:
+    """backfill.py --dry-run's lines."""
+    plan = chosen(model, run_dates, reprocess)
+    words = "runs every date"
+    if reprocess != "all":
+        *most, last = CHOOSES[reprocess]
+        words = f"runs the days that are {', '.join(most) + ' or ' if most else ''}{last}"
+    lines = [f"dry run, --reprocess {reprocess}: {words}"]
+    lines += [f"run {run_date} loads {run_date - dt.timedelta(days=1)}: {'would run' if runs else 'skip'} ({state})"
+              for run_date, state, runs in plan]
+    runs = sum(runs for _, _, runs in plan)
+    return lines + [f"dry run: {runs} of {len(plan)} runs would run, {len(plan) - runs} skipped; nothing written"]
+
+
+def closing_line(model, runs: int, failed: list, skipped: int, commits) -> str:
+    """backfill's closing line without its time; commits None for a commit a run."""
+    made = "" if commits is None else f" in {commits} commit{'' if commits == 1 else 's'}"
+    named = f" ({', '.join(map(str, sorted(failed)))})" if failed else ""
+    skips = f", {skipped} skipped" if skipped else ""
+    now = model.now
+    table = ("orders_daily does not exist" if now is None
+             else f"orders_daily has {len(now.table)} days, {now.total()} orders")
+    return f"ran {runs} runs{made}, {len(failed)} failed{named}{skips}; {table}"

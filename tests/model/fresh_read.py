@@ -1,0 +1,33 @@
+"""Read orders_daily in a new process, its own Spark: every row, and whether it is partitioned, as JSON.
+
+    python tests/model/fresh_read.py --root DIR      # null when there is no table
+
+The model check runs it at the end of each history: a table the shared session reads could still
+be one a fresh session cannot (a log it cached, a file a killed writer left half-made).
+"""
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from delta_session import delta_spark, orders_table, partition_columns, set_root, table_exists  # noqa: E402
+
+
+def table_rows(spark) -> list:
+    """Every row as [order_id, customer_id, amount, ordered_at, order_date], the values as the model writes them."""
+    from pyspark.sql import functions as F
+    return [list(row) for row in orders_table(spark).select(
+        "order_id", "customer_id", F.col("amount").cast("string"),
+        F.date_format("ordered_at", "yyyy-MM-dd'T'HH:mm:ss"), F.col("order_date").cast("string")).collect()]
+
+
+def read_all(spark):
+    """{"rows": table_rows, "partitioned": bool}, or None when there is no table."""
+    if not table_exists(spark):
+        return None
+    return {"rows": table_rows(spark), "partitioned": partition_columns(spark) == ["order_date"]}
+
+if __name__ == "__main__":
+    set_root(sys.argv[sys.argv.index("--root") + 1])
+    print(json.dumps(read_all(delta_spark("fresh_read"))))

@@ -1,0 +1,93 @@
+"""The operations a history runs as processes, each as a user would: a script with --root, a script
+SIGKILLed (its whole process group, JVM included) at a moment of its run, two writers whose commits
+are forced to overlap by tests/held_write.py's hold.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import ROOT, group_members
+from held_write import release
+
+HELD_WRITE = ROOT / "tests" / "held_write.py"
+LIMIT = 300  # seconds a process may take before it counts as hung
+
+
+def command(argv: list, root: Path, hold: Path = None) -> list:
+    """The interpreter, the script (through held_write.py when its loads are to be held) and --root."""
+    held = [str(HELD_WRITE), str(hold)] if hold else []
+    return [sys.executable, *held, str(ROOT / argv[0]) if not hold else argv[0], *argv[1:], "--root", str(root)]
+
+
+def environment() -> dict:
+    """This process's, with PYSPARK_PYTHON for held_write's UDF and no SHOP_ROOT (--root says it)."""
+    env = {key: value for key, value in os.environ.items() if key != "SHOP_ROOT"}
+    return {**env, "PYSPARK_PYTHON": sys.executable}
+
+
+def start(argv: list, root: Path, hold: Path = None, group: bool = False) -> subprocess.Popen:
+    """Start argv in the project folder (in a process group of its own when group)."""
+    return subprocess.Popen(command(argv, root, hold), cwd=ROOT, env=environment(), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=group)
+
+
+def finish(process) -> tuple:
+    """(exit code, stdout, stderr) of a process, once it has ended."""
+    try:
+        out, err = process.communicate(timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        err += f"\n(killed by the model check after {LIMIT} s)"
+    return process.returncode, out, err
+
+
+def run(argv: list, root: Path) -> tuple:
+    """Run argv to its end: (exit code, stdout, stderr)."""
+    return finish(start(argv, root))
+
+
+def killed_after(argv: list, root: Path, seconds: float) -> tuple:
+    """Run argv in its own process group and SIGKILL the group after seconds; (killed while running, its
+    exit code, stdout, stderr). A group that outlives the kill is an error."""
+    process = start(argv, root, group=True)
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        pass
+    running = process.poll() is None
+    if running:
+        os.killpg(process.pid, signal.SIGKILL)
+    code, out, err = finish(process)
+    deadline = time.monotonic() + 30
+    while group_members(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not group_members(process.pid), f"a process of the killed {argv[0]} lives on"
+    return running, code, out, err
+
+
+def held_pair(argvs: list, root: Path, hold: Path) -> tuple:
+    """Two writers, each a process whose load is held inside its Delta transaction until both are (or
+    one has ended without holding: a refused run); then both go at once. (both held, [(code, out, err)])."""
+    hold.mkdir(parents=True)
+    processes = [start(argv, root, hold) for argv in argvs]
+    try:
+        deadline = time.monotonic() + LIMIT
+        while (len(list(hold.glob("*.held"))) + sum(p.poll() is not None for p in processes) < len(processes)
+               and time.monotonic() < deadline):
+            time.sleep(0.05)
+        both = len(list(hold.glob("*.held"))) == len(processes)
+        release(hold)
+        return both, [finish(process) for process in processes]
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+
+
+def shell(argv: list) -> str:
+    """argv as a command line to paste (the venv activated, in the project folder)."""
+    return " ".join(["python", *argv, "--root", '"$R"'])

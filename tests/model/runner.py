@@ -1,0 +1,185 @@
+"""Run one history against the real toolkit in a fresh project root, the model beside it, and stop at
+the first divergence: after every operation the table's whole content, its new commits, and what the
+operation printed (verdicts, states, choices, lines) are compared with the model's.
+"""
+import json
+import time
+from dataclasses import dataclass, field
+
+from model import processes
+from model.expect import TableMissing, day_state
+from model.histories import days_of
+from model.plans import plan_of
+from model.replay import content_difference, follow, new_commits, rows_by_day, table_content
+from model.table_model import TableModel
+from model.till import Till, file_bytes, shown
+
+TILL_OPS = {"write": lambda till, day, op: till.write(day, op["pick"]),
+            "late": lambda till, day, op: till.late(day, op["pick"]),
+            "correct": lambda till, day, op: till.correct(day, op["pick"]),
+            "delete": lambda till, day, op: till.delete(day),
+            "spoil": lambda till, day, op: till.spoil(day, op["kind"], op["pick"]),
+            "restore_file": lambda till, day, op: till.restore(day, op["pick"])}
+FRESH_READ = "tests/model/fresh_read.py"
+
+
+@dataclass
+class Figures:
+    histories: int = 0
+    operations: int = 0
+    kills: int = 0          # writers SIGKILLed while they ran
+    pairs: int = 0          # two writers both held inside their transactions, then let go together
+    refused: int = 0        # runs refused for their file (a bad line, an id of another day)
+    divergences: int = 0
+    seconds: float = 0.0
+
+    def add(self, other: "Figures") -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class Run:
+    """One history's run: its figures, the shell command of each operation, and what diverged ('' if nothing)."""
+    figures: Figures = field(default_factory=Figures)
+    commands: list = field(default_factory=list)
+    divergence: str = ""
+    kind: str = ""          # the operation and the check that diverged, e.g. `load table`: what shrinking keeps
+    printed: list = field(default_factory=list)  # the last operation's processes: (exit code, stdout, stderr)
+
+
+def run_history(spark, history: dict, root) -> Run:
+    """Every operation of history in root (a fresh folder), then a fresh process's read of the table."""
+    from shoptoolkit.project_paths import root_at
+    started, run = time.monotonic(), Run()
+    (root / "landing" / "orders").mkdir(parents=True)
+    days = days_of(history)
+    model = TableModel(Till(days))
+    with root_at(root):
+        for at, op in enumerate(history["ops"]):
+            run.figures.operations += 1
+            problem = run_op(spark, op, model, days, root / f"hold{at}", run)
+            if problem:
+                run.divergence = f"operation {at + 1} ({run.commands[-1]}): {problem}" + "".join(
+                    f"\n  its process printed: exit {code}, stdout {out!r}, stderr {err[-2000:]!r}"
+                    for code, out, err in run.printed)
+                run.kind = f"{op['op']} {problem.split()[0].rstrip(':')}"
+                break
+        else:
+            run.divergence = fresh_read(model, root)
+            run.kind = "fresh read" if run.divergence else ""
+    run.figures.histories, run.figures.divergences = 1, int(bool(run.divergence))
+    run.figures.seconds = time.monotonic() - started
+    return run
+
+
+def run_op(spark, op: dict, model, days: list, hold, run: Run) -> str:
+    """One operation and every check after it; what diverged, or ''."""
+    if op["op"] in TILL_OPS:
+        run.commands.append(till_op(op, model.till, days[op["day"]], hold.parent))
+        return ""
+    plan, known = plan_of(op, model, days), len(model.versions)
+    if op["op"] == "kill" and model.now is None:  # a first load killed may leave a folder without commits,
+        op = {**op["target"], "process": True}      # which every script refuses (docs/bad_input.md): run it whole
+    observed, killed = execute(spark, op, plan, hold, run)
+    try:
+        results, problem = follow(model, plan.threads, new_commits(spark, known), killed)
+        problem = (problem or content_difference(model.now, table_content(spark))
+                   or states_difference(spark, model, days))
+    except Exception as error:  # the table cannot be read in the shared session, as a notebook would read it
+        from shoptoolkit.errors import one_line
+        return f"reading: the shared session cannot read the table: {one_line(error)}"
+    run.figures.refused += sum(not why.startswith(("no file", "no Delta", "version")) for thread in results
+                               for outcome in thread for why in outcome.refused.values())
+    if problem or killed:
+        return problem
+    expected = expected_output(plan, model, results)
+    return "" if observed == expected else f"printed {observed}, expected {expected}"
+
+
+def till_op(op: dict, till, day, root) -> str:
+    """The till's change to day's file, made in the model and in root; its shell command."""
+    command = TILL_OPS[op["op"]](till, day, op) or f"# {op['op']} {day}: nothing to do"
+    path = root / shown(day)
+    if till.files.get(day) is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.write_bytes(file_bytes(till.files[day]))
+    return command
+
+
+def states_difference(spark, model, days: list) -> str:
+    """'' when every day's state (docs/reprocess.md), as --reprocess and check_month read it, is the model's."""
+    from shoptoolkit.day_states import day_states
+    differ = []
+    for found, day in zip(day_states(spark, days[0], days[-1]), days):
+        state, _, line = day_state(model, day)
+        if (found.state, found.message) != (state, line):
+            differ.append(f"{day}: {found.state} ({found.message}), expected {state} ({line})")
+    return "states: " + "; ".join(differ) if differ else ""
+
+
+def expected_output(plan, model, results):
+    """What the model says the operation prints: (code, lines), or for two writers their exit codes."""
+    if plan.parts:
+        at, codes = 0, []
+        for part in plan.parts:
+            codes.append(part.expect(model, results[at:at + len(part.threads)])[0])
+            at += len(part.threads)
+        return codes
+    try:
+        return plan.expect(model, results)
+    except TableMissing as error:
+        return 1, [f"error: {error}"]
+
+
+def execute(spark, op: dict, plan, hold, run: Run) -> tuple:
+    """Run the operation as the history says: (what it printed, whether it was killed while it ran)."""
+    root, run.printed = hold.parent, []
+    if op["op"] == "writers":
+        both, ended = processes.held_pair([part.argv for part in plan.parts], root, hold)
+        run.printed = ended
+        run.figures.pairs += both
+        run.commands.append(held_commands([part.argv for part in plan.parts], hold.name))
+        return [code for code, _, _ in ended], False
+    if op["op"] == "kill":
+        running, code, out, err = processes.killed_after(plan.argv, root, op["after"])
+        run.printed = [(code, out, err)]
+        run.figures.kills += running
+        run.commands.append(f"(set -m; {processes.shell(plan.argv)} & sleep {op['after']}; kill -KILL -- -$!; wait)")
+        return plan.parse(code, out, err), running
+    run.commands.append(processes.shell(plan.argv))
+    if op.get("process"):
+        run.printed = [processes.run(plan.argv, root)]
+        return plan.parse(*run.printed[0]), False
+    return call(spark, plan), False
+
+
+def call(spark, plan) -> tuple:
+    """The operation's function in the shared session; an error as the script prints it."""
+    from shoptoolkit.errors import one_line
+    try:
+        return plan.call(spark, lambda line: None)
+    except Exception as error:
+        return 1, [f"error: {one_line(error)}"]
+
+
+def held_commands(argvs: list, name: str) -> str:
+    """Two writers held together, as shell commands: both start, both are held, then go."""
+    hold = f'"$R/{name}"'
+    starts = " & ".join(f"python tests/held_write.py {hold} {' '.join(argv)} --root \"$R\"" for argv in argvs)
+    return (f"mkdir {hold}; {starts} & until [ $(ls {hold}/*.held 2>/dev/null | wc -l) -ge {len(argvs)} ]; "
+            f"do sleep 0.2; done; touch {hold}/go; wait")
+
+
+def fresh_read(model, root) -> str:
+    """The table read by a new process (its own JVM), compared with the model: rows and layout."""
+    code, out, err = processes.run([FRESH_READ], root)
+    if code != 0:
+        return f"a fresh process could not read the table: {err.strip()[-300:]}"
+    found = json.loads(out)
+    content = None if found is None else rows_by_day(tuple(row) for row in found["rows"])
+    problem = content_difference(model.now, content)
+    if not problem and found is not None and found["partitioned"] != model.now.partitioned:
+        problem = f"table: partitioned is {found['partitioned']}, expected {model.now.partitioned}"
+    return problem and f"read by a fresh process: {problem}"

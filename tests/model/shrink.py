@@ -1,0 +1,82 @@
+"""The shortest history that still shows a divergence: delta debugging over its operations, then over
+its days, each candidate replayed in a fresh folder; and the report a user can paste to replay it.
+"""
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from model.histories import without_day
+from model.runner import run_history
+
+
+class Shrinker:
+    """Replays candidate histories until its time is up; a candidate counts when it diverges the same way."""
+
+    def __init__(self, spark, kind: str, seconds: float, folder: Path):
+        self.spark, self.kind, self.folder = spark, kind, folder
+        self.deadline, self.tries = time.monotonic() + seconds, 0
+
+    def diverges(self, history: dict):
+        """The candidate's Run when it diverges as the original did, else None (also once time is up)."""
+        if time.monotonic() > self.deadline or not history["ops"]:
+            return None
+        self.tries += 1
+        run = run_history(self.spark, history, Path(tempfile.mkdtemp(dir=self.folder)) / "root")
+        return run if run.kind == self.kind else None
+
+    def fewer_ops(self, history: dict, run):
+        """ddmin over the operations: leave out chunks, halving them while none can go."""
+        ops, chunks = history["ops"], 2
+        while len(ops) >= 2 and time.monotonic() < self.deadline:
+            size = -(-len(ops) // chunks)
+            for at in range(0, len(ops), size):
+                found = self.diverges({**history, "ops": ops[:at] + ops[at + size:]})
+                if found:
+                    ops, run, chunks = ops[:at] + ops[at + size:], found, max(chunks - 1, 2)
+                    break
+            else:
+                if chunks >= len(ops):
+                    break
+                chunks = min(len(ops), chunks * 2)
+        return {**history, "ops": ops}, run
+
+    def fewer_days(self, history: dict, run):
+        """Leave out the last day, or the first, while the divergence stays."""
+        while history["days"] > 1:
+            for at_end in (True, False):
+                candidate = without_day(history, at_end)
+                found = self.diverges(candidate)
+                if found:
+                    history, run = candidate, found
+                    break
+            else:
+                return history, run
+        return history, run
+
+
+def upto_divergence(history: dict, run) -> dict:
+    """The operations up to the one that diverged (those after it cannot matter)."""
+    at = len(run.commands) if run.kind != "fresh read" else len(history["ops"])
+    return {**history, "ops": history["ops"][:at]}
+
+
+def shrink(spark, history: dict, run, seconds: float, folder: Path) -> tuple:
+    """(the shortest history found within seconds, its Run, how many candidates were replayed)."""
+    shrinker = Shrinker(spark, run.kind, seconds, folder)
+    history = upto_divergence(history, run)
+    for fewer in (shrinker.fewer_ops, shrinker.fewer_days, shrinker.fewer_ops):
+        history, run = fewer(history, run)
+        history = upto_divergence(history, run)
+    return history, run, shrinker.tries
+
+
+def replay_report(history: dict, run) -> str:
+    """The divergence, and the history as shell commands to paste, then as the model check's own replay."""
+    commands = "\n".join(f"  {line}" for line in run.commands)
+    return (f"seed {history['seed']}: {run.divergence}\n"
+            f"shortest history found: {len(history['ops'])} operations on {history['days']} days from "
+            f"{history['first']}; as shell commands, in the project folder:\n"
+            f"  source .venv/bin/activate\n  R=$(mktemp -d) && mkdir -p \"$R/landing/orders\"\n{commands}\n"
+            f"and through the model check, which says what diverges:\n"
+            f"  python tests/model_check.py --history '{json.dumps(history, separators=(',', ':'))}'")

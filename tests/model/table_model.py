@@ -1,0 +1,160 @@
+"""orders_daily in the model check: every version of the table as plain Python, and the writes that
+make them, each worked out from the docs (README, docs/commits.md, docs/reprocess.md).
+
+A version holds each day's rows, the lineage of the load those rows come from (after a restore to
+version N: the day's at N), and whether the table is partitioned. A write is a Step: evaluated on the
+model as it is when it commits, it gives an Outcome, the new version and its history entry, or the
+reasons its runs were refused.
+"""
+import json
+from dataclasses import dataclass, field
+
+from model.till import check_file, file_bytes, file_sha256, line_of, shown
+
+TABLE_MISSING = ("no Delta table at lake/orders_daily: load a day first "
+                 "(python load_day.py RUN_DATE or python backfill.py FIRST LAST)")
+
+
+@dataclass(frozen=True)
+class Version:
+    table: dict          # day -> sorted tuple of rows (order_id, customer_id, amount, ordered_at, 'YYYY-MM-DD')
+    loaded: dict         # day -> the lineage entry of the load its rows come from
+    partitioned: bool = False
+
+    def total(self) -> int:
+        return sum(map(len, self.table.values()))
+
+
+@dataclass
+class Outcome:
+    """What one write makes of the model: a new version (None: nothing committed) and why runs were refused."""
+    version: Version = None
+    entry: dict = None
+    refused: dict = field(default_factory=dict)   # run date -> the one line it was refused with
+    loaded: list = field(default_factory=list)    # (run date, day, rows) of the days written
+    line: str = ""                                # what the write prints when it lands (restore, partition)
+
+
+class TableModel:
+    """Every version of orders_daily and its history entry; versions[-1] is the table now."""
+
+    def __init__(self, till):
+        self.till, self.versions, self.entries = till, [], []
+
+    @property
+    def now(self):
+        return self.versions[-1] if self.versions else None
+
+    def commit(self, outcome: Outcome) -> None:
+        """Adopt a write that landed: its version becomes the newest."""
+        self.entries.append({**outcome.entry, "version": len(self.versions)})
+        self.versions.append(outcome.version)
+
+
+def lineage_entry(run_date, day, lines) -> dict:
+    """What a load of day from a file of these lines records (docs/reprocess.md)."""
+    count = len(check_file(day, lines).orders)
+    return {"run_date": str(run_date), "day": str(day), "file": shown(day), "size": len(file_bytes(lines)),
+            "sha256": file_sha256(lines), "rows_read": count, "rows_written": count}
+
+
+def clashes(table: dict, day, orders) -> list:
+    """(order id, day) of this file's ids that the table holds on another day, sorted."""
+    ids = {order[0] for order in orders}
+    return sorted({(row[0], other) for other, rows in table.items() if other != str(day)
+                   for row in rows if row[0] in ids})
+
+
+def refusal(till, run_date, day, table: dict) -> str:
+    """Why a load of day is refused on a table holding table ('' when it loads), as load_day says it."""
+    lines = till.files.get(day)
+    if lines is None:
+        return f"no file {shown(day)} for run {run_date}"
+    checked = check_file(day, lines)
+    if checked.error:
+        return checked.error
+    clash = clashes(table, day, checked.orders)
+    if not clash:
+        return ""
+    listed = ", ".join(f"{order_id} (on {on})" for order_id, on in clash[:5])
+    return f"{shown(day)} line {line_of(lines, clash[0][0])}: order_id already stored on another day: {listed}"
+
+
+def load_outcome(model, runs, clash_table: dict = None) -> Outcome:
+    """The days of runs [(run date, day)] in one commit, each refused as runs one after another would
+    refuse it (its file missing or bad, or one of its ids on another day as the table then would be).
+    clash_table: the ids are checked against this table (and the commit's own days) instead, as a write
+    whose id check read an older version does (late_clash.py)."""
+    now = model.now or Version({}, {})
+    table, loaded, outcome = dict(now.table), dict(now.loaded), Outcome()
+    checked = table if clash_table is None else dict(clash_table)
+    for run_date, day in runs:
+        why = refusal(model.till, run_date, day, checked)
+        if why:
+            outcome.refused[run_date] = why
+            continue
+        lines = model.till.files[day]
+        rows = tuple(sorted((*order, str(day)) for order in check_file(day, lines).orders))
+        table[str(day)] = checked[str(day)] = rows
+        loaded[str(day)] = lineage_entry(run_date, day, lines)
+        outcome.loaded.append((run_date, day, len(rows)))
+    if outcome.loaded:
+        outcome.version = Version({day: rows for day, rows in table.items() if rows}, loaded, now.partitioned)
+        outcome.entry = load_entry([loaded[str(day)] for _, day, _ in outcome.loaded])
+    return outcome
+
+
+def load_entry(entries: list) -> dict:
+    """The history entry of a commit of these days' loads: load_day's for one, load_days' for several."""
+    days = [entry["day"] for entry in entries]
+    if len(days) == 1:
+        predicate, lineage = f"order_date = DATE'{days[0]}'", entries[0]
+    else:
+        predicate = "order_date IN (" + ", ".join(f"DATE'{day}'" for day in days) + ")"
+        lineage = {"days": entries}
+    return {"operation": "WRITE", "predicate": predicate, "lineage": json.loads(json.dumps(lineage)),
+            "rows_written": sum(entry["rows_written"] for entry in entries), "note": ""}
+
+
+def days_between(first_day, last_day) -> list:
+    """The days from first_day to last_day, as the table's keys ('YYYY-MM-DD')."""
+    from shoptoolkit.run_args import run_dates
+    return [str(day) for day in run_dates(first_day, last_day)]
+
+
+def restore_outcome(model, first_day, last_day, version: int) -> Outcome:
+    """restore_day: the days from first_day to last_day as at version, in one commit."""
+    if model.now is None:
+        return Outcome(refused={None: TABLE_MISSING})
+    if not 0 <= version < len(model.versions):
+        return Outcome(refused={None: f"version {version} does not exist: orders_daily has versions 0 to "
+                                      f"{len(model.versions) - 1} (python history.py lists them)"})
+    now, then, days = model.now, model.versions[version], days_between(first_day, last_day)
+    table = {day: rows for day, rows in now.table.items() if day not in days}
+    table.update({day: then.table[day] for day in days if day in then.table})
+    loaded = {day: entry for day, entry in now.loaded.items() if day not in days}
+    loaded.update({day: then.loaded[day] for day in days if day in then.loaded})
+    label = days[0] if len(days) == 1 else f"{days[0]} .. {days[-1]}"
+    predicate = (f"order_date = DATE'{days[0]}'" if len(days) == 1
+                 else f"order_date >= DATE'{days[0]}' AND order_date <= DATE'{days[-1]}'")
+    written = sum(len(then.table.get(day, ())) for day in days)
+    before = sum(len(now.table.get(day, ())) for day in days)
+    after = Version(table, loaded, now.partitioned)
+    return Outcome(after, {"operation": "WRITE", "predicate": predicate, "rows_written": written, "lineage": {},
+                           "note": f"restore_day: {label} from version {version}"},
+                   line=f"restored {label} from version {version} ({before} rows -> {written}); "
+                        f"orders_daily has {after.total()}, version {len(model.versions)}")
+
+
+def partition_outcome(model) -> Outcome:
+    """partition_table: the table rewritten whole, partitioned, in one commit; nothing when it already is."""
+    now = model.now
+    if now is None:
+        return Outcome(refused={None: TABLE_MISSING})
+    if now.partitioned:
+        return Outcome(line="orders_daily is already partitioned by order_date: nothing to do")
+    before = len(model.versions) - 1
+    return Outcome(Version(now.table, now.loaded, True),
+                   {"operation": "WRITE", "predicate": "-", "rows_written": now.total(), "lineage": {}, "note": ""},
+                   line=f"orders_daily is now partitioned by order_date: version {before} -> {before + 1}, "
+                        f"{now.total()} rows, the same as before")

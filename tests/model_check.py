@@ -1,0 +1,100 @@
+"""Nothing lost under any sequence: seeded random histories of every operation, run against the real
+toolkit and against a model in plain Python that knows what each must do (tests/model/).
+
+    python tests/model_check.py --seed 11 --seed 12      # those histories
+    python tests/model_check.py --soak 600               # new seeds for 10 minutes, then the figures
+    python tests/model_check.py --history '{"seed": 11, "first": ..., "ops": [...]}'   # a printed replay
+
+A history is a few days of September 2026: the till writes, appends to, corrects, deletes, spoils and
+puts back files; load_day, check_day, check_month, backfill (its options), restore_day, partition_table
+and history run as functions in one shared session or as processes; two writers overlap; a writer is
+SIGKILLed at a random moment. After each operation the table, its history and what was printed are
+compared with the model; a divergence is shrunk to the shortest history that shows it and printed
+with the commands that replay it. Exit 1 on a divergence.
+"""
+import argparse
+import json
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from model.histories import generate  # noqa: E402
+from model.runner import Figures, run_history  # noqa: E402
+from model.shrink import replay_report, shrink  # noqa: E402
+
+SHRINK_SECONDS = 300  # at most this long to shorten a divergent history
+
+
+def check_history(spark, history: dict, folder: Path, shrink_seconds: float = SHRINK_SECONDS) -> tuple:
+    """(Figures, '' or the report of the shortest divergent history) for one history run below folder."""
+    root = Path(tempfile.mkdtemp(dir=folder)) / "root"
+    run = run_history(spark, history, root)
+    if not run.divergence:
+        shutil.rmtree(root.parent, ignore_errors=True)
+        return run.figures, ""
+    shortest, last, tries = shrink(spark, history, run, shrink_seconds, folder)
+    report = replay_report(shortest, last if last.divergence else run)
+    return run.figures, f"{report}\n({tries} shorter histories tried; the first run's folder: {root})"
+
+
+def figures_line(figures: Figures) -> str:
+    minutes = max(figures.seconds / 60, 1e-9)
+    return (f"{figures.histories} histories, {figures.operations} operations, {figures.kills} kills, "
+            f"{figures.pairs} overlapping writer pairs, {figures.refused} refused files, "
+            f"{figures.divergences} divergences; {figures.operations / minutes:.1f} operations per minute "
+            f"({figures.seconds:.0f} s)")
+
+
+def soak(spark, seconds: float, folder: Path) -> int:
+    """New seeds until seconds have passed; a line per history, the figures at the end."""
+    total, deadline = Figures(), time.monotonic() + seconds
+    seeds = random.Random(time.time_ns())
+    while time.monotonic() < deadline:
+        seed = seeds.randrange(10 ** 9)
+        figures, report = check_history(spark, generate(seed), folder)
+        total.add(figures)
+        print(f"seed {seed}: {figures.operations} operations, {figures.kills} kills, {figures.pairs} pairs, "
+              f"{'DIVERGED' if report else 'ok'} ({figures.seconds:.1f} s)", flush=True)
+        if report:
+            print(report, flush=True)
+    print(figures_line(total))
+    return 1 if total.divergences else 0
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, action="append", default=[], help="run this seed's history")
+    parser.add_argument("--soak", type=float, metavar="SECONDS", help="run new seeds for SECONDS")
+    parser.add_argument("--history", help="replay a printed history (its JSON)")
+    args = parser.parse_args(argv)
+    if not (args.seed or args.soak or args.history):
+        parser.error("give --seed, --soak or --history")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    from delta_session import delta_spark
+    from shoptoolkit.jvm.spark_jvm import LASTING_RUNS
+    spark = delta_spark("model_check", commits=LASTING_RUNS)
+    folder = Path(tempfile.mkdtemp(prefix="model_check_"))
+    if args.soak:
+        return soak(spark, args.soak, folder)
+    histories = [json.loads(args.history)] if args.history else [generate(seed) for seed in args.seed]
+    total = Figures()
+    for history in histories:
+        figures, report = check_history(spark, history, folder)
+        total.add(figures)
+        print(report or f"seed {history['seed']}: ok, {figures.operations} operations ({figures.seconds:.1f} s)")
+    print(figures_line(total))
+    return 1 if total.divergences else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

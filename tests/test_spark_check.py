@@ -1,0 +1,151 @@
+"""The Spark path of a day's check (shoptoolkit/spark_file_check.py): every refusal of the bad-input
+matrix, with the bad line near the end of a big file, gets the Python path's line; a valid big day loads,
+checks ok and keeps its file's sha256; a commit of several days refuses one; a file:// root works.
+SPARK_CHECK_BYTES is lowered to 100 kB, so that these files of about 200 kB take the Spark path and
+September's own files (a few hundred bytes) the Python path."""
+import datetime as dt
+import hashlib
+import io
+import json
+import re
+from contextlib import redirect_stdout
+
+import pytest
+
+from backfill import main as backfill_main
+from check_day import check_day, main as check_day_main
+from check_month import check_month
+from conftest import SEP_15, table_rows
+from delta_session import history_frame
+from fingerprint import table_state
+from load_day import main as load_day_main
+from shoptoolkit import day_compare, spark_file_check
+from shoptoolkit.day_file_check import CONTROL, read_day_file
+from shoptoolkit.errors import ToolkitError
+from shoptoolkit.project_paths import day_file
+from test_bad_input import HEADER, REJECTED
+
+FILLER = 5000  # valid orders put before a case's own lines, so that its bad line comes near the end
+
+
+@pytest.fixture
+def in_spark(monkeypatch):
+    """Files from 100 kB on take the Spark path, and no such file is read line by line in Python."""
+    monkeypatch.setattr(spark_file_check, "SPARK_CHECK_BYTES", 100_000)
+
+    def small_only(day):
+        assert day_file(day).stat().st_size < spark_file_check.SPARK_CHECK_BYTES, "a big file was read in Python"
+        return read_day_file(day)
+
+    def not_in_python(*_):
+        raise AssertionError("an id's line was looked for in Python")
+    for module in (spark_file_check, day_compare):
+        monkeypatch.setattr(module, "read_day_file", small_only)
+    monkeypatch.setattr(spark_file_check, "line_of_id", not_in_python)
+
+
+def orders(day, count: int, first_id: int) -> list:
+    """count valid lines of orders for day, ids from first_id."""
+    seconds = [i * 86399 // count for i in range(count)]
+    return [f"{first_id + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},"
+            f"{day}T{at // 3600:02d}:{at // 60 % 60:02d}:{at % 60:02d}" for i, at in enumerate(seconds)]
+
+
+def write_orders(day, first_id: int = 500_000) -> None:
+    """A valid day file of FILLER orders."""
+    day_file(day).write_text("".join(line + "\n" for line in [HEADER] + orders(day, FILLER, first_id)))
+
+
+def with_filler(content: bytes, day=SEP_15) -> bytes:
+    """content with FILLER orders after its first line (the header): its other lines come at the end."""
+    first, _, rest = content.partition(b"\n")
+    filler = "".join(line + "\n" for line in orders(day, FILLER, 500_000)).encode()
+    return first + b"\n" + filler + rest if rest or content.endswith(b"\n") else content
+
+
+def moved(line: str) -> str:
+    """A refusal of test_bad_input's matrix as it reads once FILLER lines come after the header."""
+    return re.sub(r" line (\d+):", lambda found: f" line {int(found[1]) + FILLER * (found[1] != '1')}:", line)
+
+
+def python_refusal(day) -> str:
+    try:
+        read_day_file(day)
+    except ToolkitError as refusal:
+        return str(refusal)
+    raise AssertionError("the Python path accepts the file")
+
+
+@pytest.mark.parametrize("case", REJECTED)
+def test_a_refusal_found_in_spark_is_the_python_paths_line(case, september, spark, in_spark, monkeypatch, capsys):
+    before = table_state(spark)
+    day_file(SEP_15).write_bytes(with_filler(REJECTED[case][0]))
+    if not REJECTED[case][0]:  # an empty file: 0 bytes take the Spark path only from 0 on
+        monkeypatch.setattr(spark_file_check, "SPARK_CHECK_BYTES", 0)
+    line = moved(REJECTED[case][1])
+    if "another day" not in line:  # read_day_file finds every other refusal by itself
+        assert python_refusal(SEP_15) == line
+    assert load_day_main(["2026-09-16"]) == 1
+    assert capsys.readouterr() == ("", f"error: {line}\n")
+    assert not CONTROL.search(line)
+    assert table_state(spark) == before
+
+
+def test_a_big_valid_day_loads_checks_ok_and_keeps_its_files_sha256(september, spark, in_spark, capsys):
+    others = [row for row in table_rows(spark) if row[4] != SEP_15]
+    write_orders(SEP_15)
+    assert load_day_main(["2026-09-16"]) == 0
+    assert capsys.readouterr().out == (f"run 2026-09-16 loaded 2026-09-15: {FILLER} rows, "
+                                       f"orders_daily has {127 + FILLER}\n")
+    assert [row for row in table_rows(spark) if row[4] != SEP_15] == others
+    lineage = json.loads(history_frame(spark, 1).first().userMetadata)
+    file_bytes = day_file(SEP_15).read_bytes()
+    assert (lineage["sha256"], lineage["size"], lineage["rows_read"]) == (
+        hashlib.sha256(file_bytes).hexdigest(), len(file_bytes), FILLER)
+    assert check_day(spark, "2026-09-16") == (
+        True, f"ok 2026-09-15: {FILLER} rows for the file's {FILLER} orders, 0 missing")
+    assert check_month(spark, "2026-09") == (
+        True, [f"ok 2026-09: all 30 days match their files, {127 + FILLER} orders"])
+
+
+def test_a_big_day_compared_in_spark_names_the_first_differences(september, spark, in_spark):
+    write_orders(SEP_15)
+    assert load_day_main(["2026-09-16"]) == 0
+    spark.sql("DELETE FROM orders_daily WHERE order_id IN (500003, 500001)")
+    assert check_day(spark, "2026-09-16") == (False, f"PROBLEM 2026-09-15: {FILLER - 2} rows for the file's "
+                                                     f"{FILLER} orders, 2 missing (500001, 500003)")
+    day_file(SEP_15).write_bytes(with_filler(REJECTED["negative amount"][0]))
+    assert check_day(spark, "2026-09-16") == (
+        False, f"PROBLEM 2026-09-15: bad file ({python_refusal(SEP_15)}), {FILLER - 2} rows")
+
+
+def test_a_commit_of_big_days_leaves_out_the_refused_ones_with_their_lines(september, spark, in_spark):
+    days = [dt.date(2026, 9, 14), SEP_15, dt.date(2026, 9, 16)]
+    for number, day in enumerate(days):
+        write_orders(day, 600_000 + number * FILLER)
+    with open(day_file(SEP_15), "a") as handle:
+        handle.write("609999,C07,-4.50,2026-09-15T21:00:00\n")
+    with open(day_file(days[2]), "a") as handle:
+        handle.write("600007,C07,4.50,2026-09-16T21:00:00\n")  # an id of 14 September's file
+    before = [row for row in table_rows(spark) if row[4] in days[1:]]
+    with redirect_stdout(io.StringIO()) as printed:
+        assert backfill_main(["2026-09-15", "2026-09-17", "--days-per-commit", "all"]) == 1
+    lines = printed.getvalue().splitlines()
+    assert f"loaded 2026-09-14: {FILLER} rows" in lines[0] and f"; ok 2026-09-14: {FILLER} rows for" in lines[0]
+    assert lines[1:3] == [
+        f"2/3 run 2026-09-16 failed: {python_refusal(SEP_15)} (left out of commit 1 of 1)",
+        f"3/3 run 2026-09-17 failed: landing/orders/2026-09-16.csv line {FILLER + 2}: order_id already stored "
+        f"on another day: 600007 (on 2026-09-14) (left out of commit 1 of 1)"]
+    assert f"landing/orders/2026-09-15.csv line {FILLER + 2}: amount -4.50 is negative" in lines[1]
+    assert [row for row in table_rows(spark) if row[4] in days[1:]] == before
+
+
+def test_a_file_uri_root_works_on_the_spark_path(september, spark, in_spark, capsys, tmp_path, monkeypatch):
+    write_orders(SEP_15)
+    monkeypatch.chdir(tmp_path.parent)  # the root comes from --root alone
+    root = september.as_uri()
+    assert load_day_main(["2026-09-16", "--root", root]) == 0
+    assert check_day_main(["2026-09-16", "--root", root]) == 0
+    assert capsys.readouterr().out == (
+        f"run 2026-09-16 loaded 2026-09-15: {FILLER} rows, orders_daily has {127 + FILLER}\n"
+        f"ok 2026-09-15: {FILLER} rows for the file's {FILLER} orders, 0 missing\n")
