@@ -28,8 +28,10 @@ from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file
 
 # From this many bytes of files (a day's, or a commit's together) the check runs in Spark; below it, in
-# Python, which is faster for them. Provisional: docs/benchmarks.md says how it was measured.
-SPARK_CHECK_BYTES = 4 * 1024 * 1024
+# Python. Off for now (issue 33 is open): one task reads a file whole, and in the suite's session a day of
+# a million orders (39 MB) took the driver's 1 GiB heap; the crossover is not measured yet. The tests of
+# this path lower it (tests/test_spark_check.py).
+SPARK_CHECK_BYTES = 2 ** 62
 MORE_LINES = 1000  # lines fetched at a time for a record that runs over several lines
 
 

@@ -39,7 +39,7 @@ def orders_table(spark):
     if not table_exists(spark):
         raise ToolkitError(f"no Delta table at {shown(table_path())}: load a day first "
                            f"(python load_day.py RUN_DATE or python backfill.py FIRST LAST)")
-    register_table(spark)
+    register_table(spark, refresh=True)  # in the table's layout now, whoever changed it since
     return spark.table(TABLE)
 
 
@@ -47,14 +47,15 @@ def register_table(spark, refresh: bool = False) -> None:
     """Point the name orders_daily at the table below the project root, for this session only.
 
     A temporary view, not a catalog table: the clients of one Spark Connect server share its catalog,
-    so a table name there would be repointed by a client working in another folder. A view made in
-    SQL is resolved again at each query: it reads the table's newest commit in its newest layout, also
-    after another process partitioned it (a DataFrame's view kept the old layout, and its reads failed
-    with FAILED_READ_FILE: tests/test_model_check.py). refresh=True makes it again all the same."""
+    so a table name there would be repointed by a client working in another folder. Each query on
+    the view reads the table's newest commit, and `INSERT INTO orders_daily` writes to it; but the view
+    keeps the layout it was made with, so once another process has partitioned the table its reads
+    fail (FAILED_READ_FILE). refresh=True makes it again: orders_table does so at each use
+    (tests/test_model_check.py)."""
     location = table_path().as_uri()
     if not refresh and spark.conf.get(LOCATION_KEY, "") == location:
         return
-    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {TABLE} AS SELECT * FROM {table_sql_name()}")
+    spark.read.format("delta").load(str(table_path())).createOrReplaceTempView(TABLE)
     spark.conf.set(LOCATION_KEY, location)
 
 
@@ -69,7 +70,7 @@ def named_table(spark):
     except ToolkitError:
         exists = False
     if exists:
-        register_table(spark)
+        register_table(spark, refresh=True)
     elif spark.conf.get(LOCATION_KEY, ""):
         spark.catalog.dropTempView(TABLE)
         spark.conf.unset(LOCATION_KEY)

@@ -8,7 +8,7 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from shoptoolkit import load_days
+from shoptoolkit import commit_ids, load_days
 from backfill import main as backfill_main
 from check_month import check_month
 from conftest import LATE_ORDER, SEP_15, append_line, table_rows, table_version
@@ -136,13 +136,13 @@ def test_an_id_stored_on_a_day_outside_the_commit_is_refused(september, spark):
 def test_a_commit_that_fails_in_its_write_lands_nothing(september, spark, monkeypatch):
     """One file is spoilt after its line check, so Spark's read fails inside the commit's write job."""
     before, version = table_rows(spark), table_version(spark)
-    read_days = load_days.read_days
+    read_days = commit_ids.read_days
 
     def spoil_then_read(spark, found_days):
         with open(day_file(dt.date(2026, 9, 12)), "a", encoding="utf-8") as handle:
             handle.write("2998,C01,not-a-number,2026-09-12T10:00:00\n")
         return read_days(spark, found_days)
-    monkeypatch.setattr(load_days, "read_days", spoil_then_read)
+    monkeypatch.setattr(commit_ids, "read_days", spoil_then_read)
     code, lines = backfilled("2026-09-11", "2026-09-14", "--days-per-commit", "all")
     assert code == 1
     assert all(re.fullmatch(r"\d/4 run 2026-09-1\d failed: .+ \(commit 1 of 1, not written\)", line)
@@ -197,8 +197,8 @@ def test_a_commit_that_loses_a_write_conflict_is_tried_again(september, spark, m
     """The commit's rows are held inside its transaction while another writer commits: it loses, on purpose."""
     hold = tmp_path / "hold"
     hold.mkdir()
-    read_days = load_days.read_days
-    monkeypatch.setattr(load_days, "read_days", lambda spark, found: held(read_days(spark, found), hold, "commit"))
+    read_days = commit_ids.read_days
+    monkeypatch.setattr(commit_ids, "read_days", lambda spark, found: held(read_days(spark, found), hold, "commit"))
     append_line(SEP_15, LATE_ORDER)
     shown = []
     with ThreadPoolExecutor(1) as pool:

@@ -25,7 +25,7 @@ EMPTY_WRITES = {"seed": 1, "first": "2026-09-10", "days": 3, "ops": [
     {"op": "history", "limit": 3}]}
 # Another (seed 3347's, shrunk to what matters): a session that had named orders_daily (a notebook, a backfill)
 # could no longer read its rows once another process had partitioned the table (FAILED_READ_FILE: its view kept
-# the old layout); the name is now a SQL view, resolved again at each query (shoptoolkit/table.py).
+# the old layout); every read of the toolkit now makes the view again first (shoptoolkit/table.py).
 PARTITIONED_ELSEWHERE = {"seed": 3347, "first": "2026-09-13", "days": 2, "ops": [
     {"op": "write", "day": 0, "pick": 3}, {"op": "load", "day": 0}, {"op": "partition", "process": True},
     {"op": "check_day", "day": 0}, {"op": "load", "day": 1}]}
