@@ -62,14 +62,17 @@ SECONDS ?= 600
 soak: test-setup
 	$(PY) tests/model_check.py --soak $(SECONDS)
 
-# The figures of docs/benchmarks.md (about 50 minutes on 2 cores; each script says how to
-# run a part). The reference line needs delta-rs (requirements/bench.txt); the toolkit does not.
-bench: setup
+# The figures of docs/benchmarks.md (about 90 minutes on 2 cores; each script says how to
+# run a part). The reference lines need delta-rs (requirements/bench.txt); the toolkit does not.
+# After test-setup: bench_cluster.py starts tests/standalone.py's cluster.
+bench: test-setup
 	$(PY) -m pip install -q -r requirements/bench.txt
 	$(PY) bench/bench_commits.py
 	$(PY) bench/bench_backfill.py
 	$(PY) bench/bench_warm.py
 	$(PY) bench/bench_scale.py
+	$(PY) bench/bench_engine.py
+	$(PY) bench/bench_cluster.py
 
 bench-parallel: setup
 	$(PY) bench/bench_parallel.py

@@ -30,7 +30,7 @@ from delta_session import TABLE, delta_spark, orders_table, table_exists
 from shoptoolkit.errors import one_line, run_main
 from shoptoolkit.load_days import load_days
 from shoptoolkit.reprocess import REPROCESS, dates_to_run, dry_run
-from shoptoolkit.run_args import add_root, add_verbose, check_range, parse_date, parse_days_per_commit, run_dates
+from shoptoolkit.run_args import add_root, add_verbose, check_range, day_loaded_by, parse_date, parse_days_per_commit, run_dates
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from check_day import check_day
 from load_day import load_day, load_retrying
@@ -182,7 +182,8 @@ def main(argv=None) -> int:
     started = time.perf_counter()
 
     def body():
-        spark = delta_spark("backfill", commits=commit_count(args.first, args.last, args.days_per_commit))
+        spark = delta_spark("backfill", commits=commit_count(args.first, args.last, args.days_per_commit),
+                            days=[day_loaded_by(run) for run in run_dates(args.first, args.last)])
         if args.dry_run:
             print("\n".join(dry_run(spark, args.first, args.last, args.reprocess)))
             return 0

@@ -17,7 +17,7 @@ import os
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.jvm.expression_mode import small_day_queries
 from shoptoolkit.jvm.spark_jvm import java_options, java_problem, jvm_output_to_log, lasting, with_delta_jars
-from shoptoolkit.project_paths import day_file, project_root, set_root, shown, spark_log
+from shoptoolkit.project_paths import BIG_FILES, day_file, files_bytes, project_root, set_root, shown, spark_log
 from shoptoolkit.spark_settings import AUTH_SECRET_ENV, DATABRICKS_ENV, SPARK_SETTINGS, master_settings
 from shoptoolkit.table import (TABLE, history_frame, named_table, new_table_layout, orders_table,
                                partition_columns, partition_new_table, register_table, table_at_version,
@@ -30,19 +30,20 @@ __all__ = ["delta_spark", "day_file", "project_root", "set_root", "small_day_que
            "table_exists", "table_sql_name", "table_version"]
 
 
-def delta_spark(app_name: str, commits: int = 1):
+def delta_spark(app_name: str, commits: int = 1, days=()):
     """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set
     (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret. commits:
     how many commits the session will write (a backfill's count); from spark_jvm.LASTING_RUNS on, its
-    driver gets Java's full JIT, which repays its compiling over that many (docs/session.md).
+    driver gets Java's full JIT, which repays its compiling over that many (docs/session.md). days: the
+    days whose files it will read; from project_paths.BIG_FILES bytes of them on, it gets the full JIT too.
 
     In the session it returns, the name orders_daily is the table below the project root whenever
     the table exists (spark.table("orders_daily"), spark.sql("... FROM orders_daily")), at its newest
     commit at each query; calling it again names the table of the root set since."""
-    return named_table(session(app_name, commits))
+    return named_table(session(app_name, lasting(commits) or files_bytes(days) >= BIG_FILES))
 
 
-def session(app_name: str, commits: int):
+def session(app_name: str, full_jit: bool):
     from pyspark.sql import SparkSession
     if os.environ.get("SPARK_REMOTE"):
         from shoptoolkit.connect_client import remote_session
@@ -52,7 +53,7 @@ def session(app_name: str, commits: int):
         return active
     if os.environ.get(DATABRICKS_ENV):  # the cluster's own session, Delta included; nothing to set up
         return SparkSession.builder.getOrCreate()
-    return own_session(app_name, lasting(commits))
+    return own_session(app_name, full_jit)
 
 
 def own_session(app_name: str, lasting: bool = False):

@@ -40,6 +40,8 @@ def ids_on_other_days(spark, found: DayFile, orders, day: dt.date, table=None) -
               .select("order_id", PARTITION_COLUMN))
     if found.order_ids is not None and len(found.order_ids) <= IDS_IN_QUERY:
         stored = stored.where(F.col("order_id").isin(found.order_ids))
+    elif stored.isEmpty():  # no stored id in the file's range: the file need not be read again
+        return []
     else:
         stored = stored.join(orders.select("order_id"), "order_id", "left_semi")
     return sorted((row.order_id, row[PARTITION_COLUMN]) for row in stored.limit(5).collect())
@@ -99,7 +101,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)  # a bad date is a usage error before Spark starts
 
     def body():
-        print(load_retrying(delta_spark("load_day"), args.run_date))
+        print(load_retrying(delta_spark("load_day", days=[day_loaded_by(args.run_date)]), args.run_date))
         return 0
     return run_main(body, args.verbose)
 

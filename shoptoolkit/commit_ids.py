@@ -32,6 +32,28 @@ def few_ids(passed) -> bool:
     return all(found.order_ids is not None for _, _, found in passed) and id_range(passed)[0] <= IDS_IN_QUERY
 
 
+def overlapping(passed) -> list:
+    """The entries of passed whose file's id range (lowest to highest) meets another file's."""
+    spans = sorted((found.lowest, found.highest, place) for place, (_, _, found) in enumerate(passed) if found.count)
+    meeting, reach, holder = set(), None, None  # reach: the highest id of the ranges so far, holder its file
+    for lowest, highest, place in spans:
+        if reach is not None and lowest <= reach:
+            meeting |= {place, holder}
+        if reach is None or highest > reach:
+            reach, holder = highest, place
+    return [passed[place] for place in sorted(meeting)]
+
+
+def ranges_meet(stored, passed) -> bool:
+    """Whether the id range of some stored day (of the rows of stored, with stored_on) meets the id range
+    of a file of another day: one small query, its rows a day each, instead of joining every id."""
+    from pyspark.sql import functions as F
+    files = [(day, found.lowest, found.highest) for _, day, found in passed if found.count]
+    spans = stored.groupBy("stored_on").agg(F.min("order_id"), F.max("order_id")).collect()
+    return any(lowest <= high and low <= highest for on, low, high in spans
+               for day, lowest, highest in files if day != on)
+
+
 def stored_elsewhere(spark, passed, table=None) -> dict:
     """{order id: {days}}: the days the table (orders_daily now, or as at a version) holds ids of these
     files on (at least every day other than the id's file's own).
@@ -46,6 +68,8 @@ def stored_elsewhere(spark, passed, table=None) -> dict:
               .select("order_id", F.col(PARTITION_COLUMN).alias("stored_on")))
     if few_ids(passed):
         stored = stored.where(F.col("order_id").isin([i for _, _, found in passed for i in found.order_ids]))
+    elif not ranges_meet(stored, passed):  # no stored day's ids can be another file's: nothing to join
+        return {}
     else:
         stored = (stored.join(files_of(spark, passed).select("order_id", PARTITION_COLUMN), "order_id")
                   .where(F.col("stored_on") != F.col(PARTITION_COLUMN)).limit(100_000))
@@ -64,7 +88,10 @@ def in_several_files(spark, passed) -> set:
             twice.update(seen.intersection(found.order_ids))
             seen.update(found.order_ids)
         return twice
-    several = files_of(spark, passed).groupBy("order_id").count().where("count > 1")
+    meeting = overlapping(passed)  # only files whose id ranges meet can share an id
+    if not meeting:
+        return set()
+    several = files_of(spark, meeting).groupBy("order_id").count().where("count > 1")
     return {row.order_id for row in several.limit(100_000).collect()}
 
 

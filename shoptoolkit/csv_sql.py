@@ -100,24 +100,8 @@ def line_kind(text, closes):
             .otherwise("order"))
     # Without quotes, an order's fields are its text less the CRs at its end (a CR elsewhere is an error).
     controls = F.when(has_quote, F.exists(fields, lambda field: field.rlike(CONTROL.pattern))).otherwise(
-        text.rlike(rf"(?!\r){CONTROL.pattern}"))
+        text.rlike(r"[\x00-\x0c\x0e-\x1f\x7f-\x9f]"))  # CONTROL but CR (a CR at the end is no field's)
     return kind, fields, controls
-
-
-def header_names(header):
-    """The header's names as read_header strips them, from line 1's bytes (a header's BOMs dropped)."""
-    from pyspark.sql import functions as F
-    text = F.regexp_replace(header.cast("string"), r"\A\x{feff}+", "")
-    _, fields, _ = line_kind(text, F.lit(True))
-    space = python_class(str.isspace)
-    return F.transform(fields, lambda name: F.regexp_replace(name, rf"\A{space}+|{space}+\z", ""))
-
-
-def places(names) -> dict:
-    """{column: its place among the header's names (1-based)}; 1 for a column they lack (such a header
-    is refused anyway, by read_header)."""
-    from pyspark.sql import functions as F
-    return {column: F.greatest(F.array_position(names, column), F.lit(1)).cast("int") for column in COLUMNS}
 
 
 def refused_order(fields, controls, places: dict, day):

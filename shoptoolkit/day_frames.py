@@ -1,9 +1,10 @@
 """Day files as Spark reads them: the checked files of several days as one DataFrame, each file a task
-of its own, and every line of some files with its number (what the Spark check reads).
+of its own; the lines of some files, read in splits (what the Spark check reads); their sizes and sha256.
 
-    from shoptoolkit.day_frames import day_files, file_lines, read_days
+    from shoptoolkit.day_frames import file_facts, read_days, split_lines
     read_days(spark, [(day, found)])          # the orders of checked files, with their day
-    file_lines(day_files(spark, [path]))      # one row a line: its file, number, bytes and text
+    file_facts(spark, [path])                 # {day: (size, sha256, header)}
+    split_lines(spark, [path])                # one row a line: its day, split, place in it, bytes, text
 
 Spark reads the files (Hadoop paths, read by the executors); only what a query collects comes back.
 """
@@ -14,6 +15,8 @@ from shoptoolkit.table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, 
 
 DAY_FILE_NAME = r"(\d{4}-\d{2}-\d{2})\.csv$"  # project_paths.day_file: the day, then .csv
 OPEN_COST = "spark.sql.files.openCostInBytes"
+MAX_PARTITION = "spark.sql.files.maxPartitionBytes"
+MIN_SPLIT = 4 * 1024 * 1024  # a smaller split costs more in its task's start than it saves
 
 
 def read_days(spark, found_days: list):
@@ -39,38 +42,56 @@ def one_file_a_task(spark):
     """While inside, Spark reads each file as a partition of its own: opening a file is made to cost as
     much as a whole partition's bytes (spark.sql.files.openCostInBytes), so no two files share one.
     Unset on the way out, as expression_mode does."""
-    spark.conf.set(OPEN_COST, spark.conf.get("spark.sql.files.maxPartitionBytes"))
+    spark.conf.set(OPEN_COST, spark.conf.get(MAX_PARTITION))
     try:
         yield
     finally:
         spark.conf.unset(OPEN_COST)
 
 
-def day_files(spark, paths):
-    """The files at paths, a row each, read whole by Spark's binaryFile source (a task a file): day (from
-    the file's name), size, sha256 (of all its bytes, as hashlib gives it), lines (how many), ends (its
-    last line ends with a line end), header (line 1's bytes, null for an empty file) and all_lines. A
-    file is split on LF only, as Python reads it: a CR stays in its line."""
-    from pyspark.sql import functions as F
-    as_read = (spark.read.format("binaryFile").load([str(path) for path in paths])
-               .select(F.regexp_extract("path", DAY_FILE_NAME, 1).alias("day"), F.col("length").alias("size"),
-                       F.sha2("content", 256).alias("sha256"),
-                       # ISO-8859-1 maps each byte to one character and back: every byte survives the split
-                       F.split(F.decode("content", "ISO-8859-1"), "\n", -1).alias("parts")))
-    ends = F.element_at("parts", -1) == ""  # a file ending in LF splits into a last, empty part
-    files = as_read.select("day", "size", "sha256", ends.alias("ends"),
-                           F.when(ends, F.slice("parts", 1, F.size("parts") - 1)).otherwise(F.col("parts"))
-                           .alias("all_lines"))
-    return files.select("*", F.size("all_lines").alias("lines"),
-                        F.encode(F.try_element_at("all_lines", F.lit(1)), "ISO-8859-1").alias("header"))
+@contextmanager
+def splits_of(spark, split: int):
+    """While inside, Spark reads files in splits of split bytes at most (a file's splits start at 0,
+    split, 2 * split, ...), and packs small files together in a task. Put back on the way out."""
+    before = spark.conf.get(MAX_PARTITION)
+    spark.conf.set(MAX_PARTITION, str(split))
+    try:
+        yield
+    finally:
+        spark.conf.set(MAX_PARTITION, before)
 
 
-def file_lines(files):
-    """One row a line of day_files' files, with the files' columns: line (its number), raw (its bytes,
-    without the LF) and text (raw as a string, not yet checked to be UTF-8). An empty file is one row
-    whose line is null."""
+def split_size(spark, total: int) -> int:
+    """Bytes a split for reading total bytes of files: two splits a core (the executors' cores, as
+    Spark counts them), none under MIN_SPLIT."""
+    try:
+        cores = spark.sparkContext.defaultParallelism
+    except Exception:  # a Spark Connect session has no SparkContext: as many splits as two cores take
+        cores = 2
+    return max(MIN_SPLIT, -(-total // (2 * cores)))
+
+
+def file_facts(spark, paths) -> dict:
+    """{day: (size, sha256, header)} of the files at paths, in one Spark query that reads each file whole
+    in a task (Spark's binaryFile source): sha256 of all its bytes, as hashlib gives it, and header, line
+    1's bytes without its LF. An empty file is left out (Spark lists no such file)."""
     from pyspark.sql import functions as F
-    kept = [name for name in files.columns if name != "all_lines"]
-    lines = files.select(*kept, F.posexplode_outer("all_lines").alias("at", "latin1"))
-    raw = F.encode("latin1", "ISO-8859-1")
-    return lines.select(*kept, (F.col("at") + 1).alias("line"), raw.alias("raw"), raw.cast("string").alias("text"))
+    rows = (spark.read.format("binaryFile").load([str(path) for path in paths])
+            .select(F.regexp_extract("path", DAY_FILE_NAME, 1).alias("day"), "length", F.sha2("content", 256),
+                    F.substring_index(F.col("content").cast("string"), "\n", 1).cast("binary"))
+            .collect())
+    return {row[0]: (row[1], row[2], bytes(row[3])) for row in rows if row[1]}
+
+
+def split_lines(spark, paths):
+    """One row a line of the files at paths, read in splits by Spark's text source, split on LF only (a CR
+    stays in its line), to be collected inside splits_of: day (from the file's name), block (the first
+    byte of the line's split), at (the line's place in its task: the lines of one split are in order and
+    one after another), raw (its bytes, without the LF) and text (raw as a string, not yet checked to be
+    UTF-8)."""
+    from pyspark.sql import functions as F
+    in_task = F.monotonically_increasing_id().bitwiseAND(2 ** 33 - 1)  # Spark's count of rows in the task
+    return (spark.read.options(lineSep="\n").text([str(path) for path in paths])
+            .select(F.regexp_extract("_metadata.file_name", DAY_FILE_NAME, 1).alias("day"),
+                    F.col("_metadata.file_block_start").alias("block"), in_task.alias("at"),
+                    F.col("value").cast("binary").alias("raw"), F.col("value").alias("text")))

@@ -21,6 +21,10 @@ ROOT_ENV = "SHOP_ROOT"
 LANDING = Path("landing") / "orders"
 LAKE = Path("lake")
 LOGS = Path("logs")
+# The crossover (docs/benchmarks.md, "The check in Spark"): from this many bytes of day files (a day's,
+# or a commit's together) a run checks them inside Spark (spark_file_check.py), keeps Spark's compiled
+# expressions (jvm/expression_mode.py), and a script's own driver gets Java's full JIT (delta_session.py).
+BIG_FILES = 4_000_000
 
 
 def local_folder(folder) -> Path:
@@ -77,3 +81,9 @@ def shown(path: Path) -> str:
         return str(Path(path).relative_to(project_root()))
     except ValueError:
         return str(path)
+
+
+def files_bytes(days) -> int:
+    """How many bytes the files of days hold together (a missing file: none)."""
+    paths = [day_file(day) for day in days]
+    return sum(path.stat().st_size for path in paths if path.exists())

@@ -2,36 +2,31 @@
 
     from shoptoolkit.spark_file_check import checked_day, checked_in_spark
     found = checked_day(spark, "2026-09-15")    # a DayFile, or its file's refusal raised
-    checked_in_spark(spark, days)               # {day: Checked} for the files of a commit, in one query
+    checked_in_spark(spark, days)               # {day: Checked} for the files of a commit
 
-From SPARK_CHECK_BYTES of files on (a day's, or a commit's together) one Spark query reads the files
-(day_frames.day_files: a task a file, executors reading), flags every line with csv_sql's expressions
-and brings back a row a file: its size, sha256, header line, how many orders and their lowest and
-highest id, whether an id is there twice, the first refused line (its number and bytes) and the first
-line that opens a quoted field it does not close. Python then checks the header and that one line with
-day_file_check's own functions, which word the refusal as the Python path does. No id and no other line
-comes back. A refused file may cost a second query over it: for its first duplicate id (the second
-line that holds it), for the lines of a record that runs over several lines, or for the line of an id
-stored on another day.
+From SPARK_CHECK_BYTES of files on (a day's, or a commit's together), Spark reads the files, through
+its own file system layer, in two queries: day_frames.file_facts (each file's size, sha256 and line 1,
+a task a file), then, once Python has checked each header, file_scan.count_lines (all the files in
+splits, several tasks a big file), which brings back a row a file: its lines, its ids' count and range,
+its first refused line and the first that opens a quoted field it does not close. Python then checks
+that one line with day_file_check's own functions, which word the refusal as the Python path does. No
+id and no other line comes back; a refused file may cost another query (file_scan.py).
 """
 import csv
-import datetime as dt
 import hashlib
 import math
 from dataclasses import dataclass
 
-from shoptoolkit.csv_sql import header_names, line_kind, order_id, places, refused_order
 from shoptoolkit.day_file_check import (DayFile, checked_order, decoded_lines, line_of_id, numbered_rows,
                                         read_day_file, read_header, twice)
-from shoptoolkit.day_frames import day_files, file_lines
+from shoptoolkit.day_frames import file_facts, split_size
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.project_paths import day_file
+from shoptoolkit.file_scan import Scan, count_lines, first_twice, id_line, lines_from
+from shoptoolkit.project_paths import BIG_FILES, day_file, files_bytes
 
 # From this many bytes of files (a day's, or a commit's together) the check runs in Spark; below it, in
-# Python. Off for now (issue 33 is open): one task reads a file whole, and in the suite's session a day of
-# a million orders (39 MB) took the driver's 1 GiB heap; the crossover is not measured yet. The tests of
-# this path lower it (tests/test_spark_check.py).
-SPARK_CHECK_BYTES = 2 ** 62
+# Python: project_paths.BIG_FILES, the crossover measured in docs/benchmarks.md.
+SPARK_CHECK_BYTES = BIG_FILES
 MORE_LINES = 1000  # lines fetched at a time for a record that runs over several lines
 
 
@@ -49,8 +44,7 @@ class MoreLines(Exception):
 
 def spark_sized(days) -> bool:
     """Whether the files of days (those that exist) are big enough together to be checked in Spark."""
-    paths = [day_file(day) for day in days]
-    return sum(path.stat().st_size for path in paths if path.exists()) >= SPARK_CHECK_BYTES
+    return files_bytes(days) >= SPARK_CHECK_BYTES
 
 
 def checked_day(spark, day) -> DayFile:
@@ -63,118 +57,88 @@ def checked_day(spark, day) -> DayFile:
     return checked.found
 
 
-def checked_lines(spark, days):
-    """file_lines of the days' files, each with refused (check_row, csv or UTF-8 refuses the line), opens
-    (a quoted field goes on past its end) and order_id (an order the line check accepts)."""
-    from pyspark.sql import functions as F
-    files = day_files(spark, [day_file(day) for day in days])
-    files = files.select("*", header_names(F.col("header")).alias("names"))
-    files = files.select("*", *(place.alias(f"place_{name}") for name, place in places(F.col("names")).items()))
-    at = {name: F.col(f"place_{name}") for name in places(F.col("names"))}
-    kind, fields, controls = line_kind(F.col("text"), (F.col("line") == F.col("lines")) & ~F.col("ends"))
-    lines = (file_lines(files).select("*", kind.alias("kind"), fields.alias("fields"), controls.alias("controls"),
-                                      F.is_valid_utf8("text").alias("utf8"))
-             .select("*", refused_order(F.col("fields"), F.col("controls"), at, F.col("day")).alias("bad_order")))
-    data, kind = (F.col("line") > 1) & F.col("utf8"), F.col("kind")
-    refused = (F.col("line") > 1) & (~F.col("utf8") | (kind == "error") | ((kind == "order") & F.col("bad_order")))
-    return lines.select("day", "size", "sha256", "ends", "lines", "header", "line", "raw", refused.alias("refused"),
-                        (data & (kind == "open")).alias("opens"),
-                        F.when(data & (kind == "order") & ~F.col("bad_order"), order_id(F.col("fields"), at))
-                        .alias("order_id"))
-
-
 def checked_in_spark(spark, days) -> dict:
-    """{day: Checked} for the files of days (each must exist), in one Spark query."""
-    from pyspark.sql import functions as F
-    rows = (checked_lines(spark, days)
-            .groupBy("day", "size", "sha256", "ends", "lines", "header")
-            .agg(F.count("order_id").alias("orders"), F.min("order_id").alias("lowest"),
-                 F.max("order_id").alias("highest"), F.size(F.collect_set("order_id")).alias("distinct"),
-                 F.min(F.when(F.col("refused"), F.struct("line", "raw"))).alias("refused_at"),
-                 F.min(F.when(F.col("opens"), F.col("line"))).alias("opens_at"))
-            .collect())
-    checked = {dt.date.fromisoformat(row.day): file_verdict(spark, row) for row in rows}
-    return {day: checked.get(day) or empty_file(day) for day in days}
+    """{day: Checked} for the files of days (each must exist): their facts in one query, then all the
+    lines of the files whose header passes in another."""
+    facts = file_facts(spark, [day_file(day) for day in days])
+    split = split_size(spark, sum(size for size, _, _ in facts.values()))
+    verdicts, scans = {}, []
+    for day in days:
+        if str(day) not in facts:
+            verdicts[day] = empty_file(day)
+            continue
+        scan = Scan(day, *facts[str(day)], split)
+        try:
+            header = first_record(spark, scan, 1, [scan.header])
+            scan.columns = read_header(iter([header] if header else []), day_file(day))
+            scans.append(scan)
+        except ToolkitError as refusal:
+            verdicts[day] = Checked(None, refusal, scan.sha256)
+    count_lines(spark, scans)
+    verdicts.update({scan.day: file_verdict(spark, scan) for scan in scans})
+    return {day: verdicts[day] for day in days}
 
 
 def empty_file(day) -> Checked:
-    """Spark reads no row of an empty (0-byte) file: its refusal, as read_header words it."""
+    """Spark lists no empty (0-byte) file: its refusal, as read_header words it."""
     try:
         read_header(iter([]), day_file(day))
     except ToolkitError as refusal:
         return Checked(None, refusal, hashlib.sha256(b"").hexdigest())
 
 
-def file_verdict(spark, row) -> Checked:
-    """The Checked of one file from its row of counts: its header and first refused line checked again in
-    Python, which words the refusal; were the two checks to disagree, the Python check decides."""
-    day = dt.date.fromisoformat(row.day)
+def file_verdict(spark, scan: Scan) -> Checked:
+    """The Checked of one file from its scan: its first problem's line checked again in Python, which
+    words the refusal; were the two checks to disagree, the Python check decides. They do for a last
+    line, without LF, that opens a quoted field: csv closes it at the file's end, the query cannot know."""
+    found = DayFile(day_file(scan.day), scan.columns, None, scan.size, scan.sha256, scan.orders,
+                    scan.lowest, scan.highest)
     try:
-        found = DayFile(day_file(day), [], None, row.size, row.sha256, row.orders, row.lowest, row.highest)
-        record = first_record(spark, row, found.path, 1, [row.header] if row.header is not None else [])
-        found.columns = read_header(iter([record] if record else []), found.path)
-        if refuse_first(spark, row, found, day):
-            return Checked(read_day_file(day), None, row.sha256)
+        if refuse_first(spark, scan, found):
+            return Checked(read_day_file(scan.day), None, scan.sha256)
     except ToolkitError as refusal:
-        return Checked(None, refusal, row.sha256)
-    return Checked(found, None, row.sha256)
+        return Checked(None, refusal, scan.sha256)
+    return Checked(found, None, scan.sha256)
 
 
-def refuse_first(spark, row, found: DayFile, day) -> bool:
+def refuse_first(spark, scan: Scan, found: DayFile) -> bool:
     """Raise the refusal of the file's first problem, worded by day_file_check; True when the line the
     Spark check refused passes the Python check (they disagree), False when there is no problem."""
-    refused_at = row.refused_at.line if row.refused_at else math.inf
-    opens_at = row.opens_at or math.inf
-    twice_at, twice_id = first_twice(spark, day) if row.distinct < row.orders else (math.inf, None)
+    refused_at = scan.refused or math.inf
+    opens_at = scan.opens or math.inf
+    twice_at, twice_id = first_twice(spark, scan) if scan.distinct < scan.orders else (math.inf, None)
     if twice_at < min(refused_at, opens_at):  # a refused line at the same place is refused first
         raise twice(found.path, twice_at, twice_id)
     first = min(refused_at, opens_at)
     if first == math.inf:
         return False
-    raws = [row.refused_at.raw] if first == refused_at else lines_from(spark, day, first, MORE_LINES)
-    line, record = first_record(spark, row, found.path, first, raws)
-    checked_order(record, found, day, line, set())
+    raws = lines_from(spark, scan, first, 1 if first == refused_at else MORE_LINES)
+    line, record = first_record(spark, scan, first, raws)
+    checked_order(record, found, scan.day, line, set())
     return True
 
 
-def first_record(spark, row, path, start: int, raws: list):
+def first_record(spark, scan: Scan, start: int, raws: list):
     """(line, fields) of the csv record that starts at line start (raws: that line's bytes and perhaps the
     next ones'), as read_day_file reads it, or None at the file's end; more lines are fetched from Spark
     while the record goes on. Not UTF-8, or a line csv refuses, is raised as read_day_file raises it."""
+    path = day_file(scan.day)
     while True:
         try:
-            rows = numbered_rows(csv.reader(decoded_lines(at_hand(raws, start, row), path, first=start)),
+            rows = numbered_rows(csv.reader(decoded_lines(at_hand(raws, start, scan), path, first=start)),
                                  path, start - 1)
             return next(rows, None)
         except MoreLines:
-            raws = lines_from(spark, dt.date.fromisoformat(row.day), start, 8 * len(raws) + MORE_LINES)
+            raws = lines_from(spark, scan, start, 8 * len(raws) + MORE_LINES)
 
 
-def at_hand(raws: list, start: int, row):
+def at_hand(raws: list, start: int, scan: Scan):
     """The lines raws as the file holds them (with their LF, but for a last line without one); MoreLines
     when csv asks for a line past them that the file has."""
     for number, raw in enumerate(raws, start=start):
-        yield bytes(raw) + (b"\n" if number < row.lines or row.ends else b"")
-    if start + len(raws) <= row.lines:
+        yield bytes(raw) + (b"\n" if number < scan.lines or scan.ends else b"")
+    if start + len(raws) <= scan.lines:
         raise MoreLines
-
-
-def lines_from(spark, day, start: int, count: int) -> list:
-    """The bytes of count lines of day's file from line start on (a second query, for a refused file)."""
-    from pyspark.sql import functions as F
-    lines = file_lines(day_files(spark, [day_file(day)]))
-    return [row.raw for row in lines.where(F.col("line").between(start, start + count - 1))
-            .orderBy("line").select("raw").collect()]
-
-
-def first_twice(spark, day) -> tuple:
-    """(line, order id) of the first line whose id an earlier line of day's file holds (a second query)."""
-    from pyspark.sql import Window, functions as F
-    orders = checked_lines(spark, [day]).where(F.col("order_id").isNotNull())
-    nth = F.row_number().over(Window.partitionBy("order_id").orderBy("line"))
-    first = (orders.select("line", "order_id", nth.alias("nth")).where("nth = 2")
-             .agg(F.min(F.struct("line", "order_id")).alias("first")).first().first)
-    return (first.line, first.order_id) if first else (math.inf, None)
 
 
 def line_of(spark, found: DayFile, order_id: int) -> int:
@@ -182,7 +146,4 @@ def line_of(spark, found: DayFile, order_id: int) -> int:
     Spark query for one checked in Spark (its ids never came to Python)."""
     if found.order_ids is not None:
         return line_of_id(found, order_id)
-    from pyspark.sql import functions as F
-    day = dt.date.fromisoformat(found.path.stem)
-    return (checked_lines(spark, [day]).where(F.col("order_id") == order_id)
-            .agg(F.min("line")).first()[0] or 0)
+    return id_line(spark, found.path, found.columns, found.size, order_id)

@@ -1,6 +1,8 @@
-"""A Spark standalone cluster for tests: one master and one worker from pyspark's own jars, on 127.0.0.1.
+"""A Spark standalone cluster for tests: one master and one worker (or more) from pyspark's own jars, on
+127.0.0.1.
 
     with StandaloneCluster(folder) as cluster:      # up when the worker has registered
+    with StandaloneCluster(folder, workers=2):      # two workers of one core each
         env = cluster.driver_env()                   # SPARK_MASTER and the shared secret for a script
 
 Both daemons read a properties file (mode 600) that turns on spark.authenticate with a random secret and
@@ -35,9 +37,11 @@ def spark_home() -> str:
 
 
 class StandaloneCluster:
-    def __init__(self, folder: Path):
-        self.folder, self.secret = folder, secrets.token_hex(16)
-        self.port, self.ui_port, self.worker_ui_port = free_port(), free_port(), free_port()
+    def __init__(self, folder: Path, workers: int = 1):
+        self.folder, self.secret, self.workers = folder, secrets.token_hex(16), workers
+        self.port, self.ui_port = free_port(), free_port()
+        self.worker_ui_ports = [free_port() for _ in range(workers)]
+        self.worker_ui_port = self.worker_ui_ports[0]
         self.processes, self.started_in = [], None
 
     def __enter__(self):
@@ -46,12 +50,14 @@ class StandaloneCluster:
         deploy = [str(Path(spark_home()) / "bin" / "spark-class"), "org.apache.spark.deploy"]
         self.start("master", [deploy[0], f"{deploy[1]}.master.Master", "--host", "127.0.0.1", "--port",
                               str(self.port), "--webui-port", str(self.ui_port), "--properties-file", conf])
-        self.start("worker", [deploy[0], f"{deploy[1]}.worker.Worker", self.url, "--host", "127.0.0.1",
-                              "--cores", WORKER_CORES, "--memory", WORKER_MEMORY, "--webui-port",
-                              str(self.worker_ui_port), "--work-dir", str(self.folder / "work"),
-                              "--properties-file", conf])
+        for number, ui_port in enumerate(self.worker_ui_ports):
+            work = self.folder / ("work" if number == 0 else f"work{number + 1}")
+            self.start(f"worker{number + 1 if number else ''}",
+                       [deploy[0], f"{deploy[1]}.worker.Worker", self.url, "--host", "127.0.0.1", "--cores",
+                        WORKER_CORES, "--memory", WORKER_MEMORY, "--webui-port", str(ui_port), "--work-dir",
+                        str(work), "--properties-file", conf])
         try:
-            self.wait_for(lambda state: state.get("aliveworkers") == 1, "the worker to register", 180)
+            self.wait_for(lambda state: state.get("aliveworkers") == self.workers, "the workers to register", 180)
         except BaseException:  # __exit__ runs only after __enter__ returns: stop the daemons here
             self.stop()
             raise

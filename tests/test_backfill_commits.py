@@ -223,3 +223,15 @@ def test_a_bad_days_per_commit_is_a_usage_error(value, problem, capsys):
         backfill_main([*SEPTEMBER, "--days-per-commit", value])
     assert stopped.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1].endswith(f"argument --days-per-commit: {problem}")
+
+
+def test_only_the_files_whose_id_ranges_meet_are_looked_at_for_shared_ids():
+    from shoptoolkit.commit_ids import overlapping
+    from shoptoolkit.day_file_check import DayFile
+
+    def entry(day, lowest, highest, count=1):
+        return (None, day, DayFile(None, [], None, 0, "", count, lowest, highest))
+    passed = [entry(1, 1, 10), entry(2, 20, 30), entry(3, 5, 6), entry(4, 30, 40), entry(5, 50, 60),
+              entry(6, None, None, 0), entry(7, 11, 19)]
+    assert [day for _, day, _ in overlapping(passed)] == [1, 2, 3, 4]
+    assert overlapping(passed[4:]) == []

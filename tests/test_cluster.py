@@ -5,7 +5,8 @@
 One master and one worker (1 core, 1 GB) from pyspark's own jars on 127.0.0.1, with spark.authenticate
 (tests/standalone.py). The same commands run as processes once against it (SPARK_MASTER, the secret in
 SPARK_AUTHENTICATE_SECRET), and once in local mode in this test run's own session, each in its own folder: make_days, a week's backfill,
-a late order for 5 September and its reload, the month check. Every socket the daemons, the executors and
+a late order for 5 September and its reload, the month check. (A backfill in one commit on a cluster of
+two workers: test_cluster_year.py.) Every socket the daemons, the executors and
 the drivers listen on is on loopback.
 """
 import re
@@ -68,16 +69,6 @@ def run_commands(folder, env, groups=()) -> tuple:
     return results, addresses
 
 
-def week_in_one_commit(folder, env) -> tuple:
-    """make_days, then the week's backfill with --days-per-commit all on the cluster: (exit code, lines untimed)."""
-    folder.mkdir()
-    subprocess.run([sys.executable, str(ROOT / "make_days.py")], cwd=folder, env=env, check=True,
-                   capture_output=True)
-    code, out, err, _, _ = run_watched(("backfill.py", *WEEK, "--days-per-commit", "all"), folder, env)
-    assert err == "", err
-    return code, [TIME.sub("", line) for line in out.splitlines()]
-
-
 def local_mode(spark, folder, monkeypatch, capsys) -> list:
     """The same commands in local mode, in this test run's own Spark session: [(exit code, lines)]."""
     from backfill import backfill
@@ -108,20 +99,15 @@ def test_the_scripts_on_a_standalone_cluster_print_and_write_as_in_local_mode(tm
     with StandaloneCluster(tmp_path / "daemons") as cluster:
         groups = cluster.groups()
         on_cluster, addresses = run_commands(tmp_path / "cluster", cluster.driver_env(), groups)
-        one_commit = week_in_one_commit(tmp_path / "one_commit", cluster.driver_env())
         # The course's way: delta_session's session, then plain PySpark on the name orders_daily.
         course = run_watched(("tests/course_month.py", "2026-09"), tmp_path / "cluster",
                              {**cluster.driver_env(), "PYTHONPATH": str(ROOT)})[:3]
-        cluster.wait_for(lambda state: len(state["completedapps"]) == 5, "the 5 applications to end", 60)
+        cluster.wait_for(lambda state: len(state["completedapps"]) == 4, "the 4 applications to end", 60)
         apps = sorted(app["name"] for app in cluster.state()["completedapps"])
     assert [group_members(group) for group in groups] == [[], []]
-    assert apps == ["backfill", "backfill", "check_month", "check_month", "load_day"]
-    assert len(list((tmp_path / "daemons" / "work").glob("app-*/0/stderr"))) == 5  # an executor each
+    assert apps == ["backfill", "check_month", "check_month", "load_day"]
+    assert len(list((tmp_path / "daemons" / "work").glob("app-*/0/stderr"))) == 4  # an executor each
     assert course == (0, "2026-09: 7 days, 29 orders\n", "")  # the week and 5 September's late order
-    assert one_commit == (0, [re.sub(r"has \d+;(.*)$", r"has 28;\1 (commit 1 of 1)", line)
-                              for line in on_cluster[1][1][:7]]
-                          + ["commit 1 of 1: 7 days in one commit, 7 of 7 runs ok",
-                             "ran 7 runs in 1 commit, 0 failed; orders_daily has 7 days, 28 orders"])
     assert {port for _, port in addresses} >= {cluster.port, cluster.ui_port, cluster.worker_ui_port}
     assert [address for address in addresses if not is_loopback(address[0])] == []
 

@@ -22,7 +22,7 @@ JVM = {"shoptoolkit.jvm.spark_jvm", "shoptoolkit.jvm.expression_mode", "shoptool
 # the scripts' shared helper, the day scripts, the drivers that loop or serve.
 HELPERS = {f"shoptoolkit.{name}" for name in (
     "table_schema", "errors", "conflicts", "project_paths", "retry", "run_args", "delta_log_check",
-    "day_file_check", "day_frames", "csv_sql", "spark_file_check", "first_load", "spark_settings", "table",
+    "day_file_check", "day_frames", "csv_sql", "file_scan", "spark_file_check", "first_load", "spark_settings", "table",
     "connect_client", "connect_server", "pipeline_setup", "pipeline_port")} | JVM
 MACHINERY = {f"shoptoolkit.{name}" for name in ("day_compare", "lineage", "late_clash", "commit_ids", "load_days",
                                                  "day_states", "month_calendar", "reprocess")}

@@ -1,8 +1,9 @@
 """The Spark path of a day's check (shoptoolkit/spark_file_check.py): every refusal of the bad-input
 matrix, with the bad line near the end of a big file, gets the Python path's line; a valid big day loads,
 checks ok and keeps its file's sha256; a commit of several days refuses one; a file:// root works.
-SPARK_CHECK_BYTES is lowered to 100 kB, so that these files of about 200 kB take the Spark path and
-September's own files (a few hundred bytes) the Python path."""
+SPARK_CHECK_BYTES is lowered to 100 kB, so that these files of about 200 kB take the Spark path (read
+in four splits, so that a line's number is counted across them) and September's own files (a few
+hundred bytes) the Python path."""
 import datetime as dt
 import hashlib
 import io
@@ -19,7 +20,7 @@ from conftest import SEP_15, table_rows
 from delta_session import history_frame
 from fingerprint import table_state
 from load_day import main as load_day_main
-from shoptoolkit import day_compare, spark_file_check
+from shoptoolkit import day_compare, day_frames, spark_file_check
 from shoptoolkit.day_file_check import CONTROL, read_day_file
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file
@@ -32,6 +33,7 @@ FILLER = 5000  # valid orders put before a case's own lines, so that its bad lin
 def in_spark(monkeypatch):
     """Files from 100 kB on take the Spark path, and no such file is read line by line in Python."""
     monkeypatch.setattr(spark_file_check, "SPARK_CHECK_BYTES", 100_000)
+    monkeypatch.setattr(day_frames, "MIN_SPLIT", 16_000)  # a file of 200 kB is read in four splits
 
     def small_only(day):
         assert day_file(day).stat().st_size < spark_file_check.SPARK_CHECK_BYTES, "a big file was read in Python"
@@ -149,3 +151,15 @@ def test_a_file_uri_root_works_on_the_spark_path(september, spark, in_spark, cap
     assert capsys.readouterr().out == (
         f"run 2026-09-16 loaded 2026-09-15: {FILLER} rows, orders_daily has {127 + FILLER}\n"
         f"ok 2026-09-15: {FILLER} rows for the file's {FILLER} orders, 0 missing\n")
+
+
+def test_a_header_line_that_comes_again_in_the_first_split_is_refused_at_its_line(september, spark, in_spark,
+                                                                                  capsys):
+    """The Spark check tells line 1 from its bytes in the first split; the same bytes again there are a
+    line to refuse, found by a query of their own."""
+    lines = [HEADER] + orders(SEP_15, 3, 500_000) + [HEADER] + orders(SEP_15, FILLER, 600_000)
+    day_file(SEP_15).write_text("".join(line + "\n" for line in lines))
+    line = python_refusal(SEP_15)
+    assert " line 5: order_id 'order_id' is not a whole number" in line
+    assert load_day_main(["2026-09-16"]) == 1
+    assert capsys.readouterr() == ("", f"error: {line}\n")

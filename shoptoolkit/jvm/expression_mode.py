@@ -2,7 +2,7 @@
 
     @small_day_queries          # delta_session.py re-exports it for the scripts
     def load_day(spark, run_date):
-        ...read, check and write the day...   # under BIG_DAY orders: interpreted, then as before
+        ...read, check and write the day...   # under BIG_FILES bytes: interpreted, then as before
 
 Spark compiles each query's expressions to Java (Janino) before it runs them. On a few rows the
 compiling costs more than the work, and each day's literals make new code, so a long session
@@ -17,21 +17,17 @@ import functools
 import os
 from contextlib import contextmanager
 
-from shoptoolkit.project_paths import day_file
+from shoptoolkit.project_paths import BIG_FILES, files_bytes
 from shoptoolkit.run_args import day_loaded_by
 
 INTERPRETED = {"spark.sql.codegen.factoryMode": "NO_CODEGEN", "spark.sql.codegen.wholeStage": "false"}
-# Not a measured crossover (a few rows and a million were measured): the size at which check_day
-# also moves its comparison into Spark.
-BIG_DAY = 100_000
-BYTES_AN_ORDER = 40  # a line of the till's file: "10000001,C01,4.01,2025-10-01T00:00:00"
 
 
 @contextmanager
-def interpreted_for(spark, orders: int):
-    """Interpreted expressions for a day of fewer than BIG_DAY orders, unset again on the way out
+def interpreted_for(spark, size: int):
+    """Interpreted expressions for day files of fewer than BIG_FILES bytes, unset again on the way out
     (runs at once in one session may unset them early: that only costs the other run speed)."""
-    if orders >= BIG_DAY or os.environ.get("DATABRICKS_RUNTIME_VERSION"):
+    if size >= BIG_FILES or os.environ.get("DATABRICKS_RUNTIME_VERSION"):
         yield
         return
     for key, value in INTERPRETED.items():
@@ -45,16 +41,10 @@ def interpreted_for(spark, orders: int):
 
 def small_day_queries(day_function):
     """day_function(spark, run_dates, ...) (one run date, or a list of them) with interpreted expressions
-    while the files of the days it loads hold fewer than BIG_DAY orders together (told by their size)."""
+    while the files of the days it loads hold fewer than BIG_FILES bytes together."""
     @functools.wraps(day_function)
     def run(spark, run_dates, *args, **kwargs):
-        with interpreted_for(spark, orders_in_files(run_dates)):
+        dates = run_dates if isinstance(run_dates, (list, tuple)) else [run_dates]
+        with interpreted_for(spark, files_bytes(day_loaded_by(run_date) for run_date in dates)):
             return day_function(spark, run_dates, *args, **kwargs)
     return run
-
-
-def orders_in_files(run_dates) -> int:
-    """About how many orders the files of run_dates' days hold (a missing file: none)."""
-    dates = run_dates if isinstance(run_dates, (list, tuple)) else [run_dates]
-    files = [day_file(day_loaded_by(run_date)) for run_date in dates]
-    return sum(path.stat().st_size for path in files if path.exists()) // BYTES_AN_ORDER

@@ -1,0 +1,240 @@
+"""Benchmark of issue 33 (checks inside Spark): the toolkit against plain Spark's minimal load, side by side.
+
+    python bench/bench_engine.py                   # every part, each in a process of its own
+    python bench/bench_engine.py --only big-day    # or crossover, year, september
+
+Rough times on 2 cores: crossover 3 minutes, big-day 3, year 8, september 4. Each part works in a temporary root, in one Spark session. Its ways alternate (a, b,
+a, b); a ratio compares each way's best try of the same run. The references (engine_refs.py) write
+tables of their own, never orders_daily. A try's line ends with the peak memory (VmHWM) of Python and
+of the driver's JVM, reset before each try where Linux allows it.
+
+crossover: the check of one day's file alone, Python's (read_day_file) against Spark's
+(checked_in_spark), alternating, on days of 25,000 to 400,000 orders, in a session with Java's full JIT
+(as a script's for a day from BIG_FILES on): the smallest day on which Spark's is the faster.
+big-day: a day of 1,000,000 orders (bench_scale.py's file), after a small day. The toolkit's load_day
+then check_day, against plain Spark reading the file with the table's schema, replacing the day
+(replaceWhere on a DATE literal) and counting; target 1.5x. Then delta-rs twice, if deltalake is
+installed (requirements/bench.txt): a write, a count and a check that no order id repeats.
+year: 365 days of 10,000 orders (bench_commits.py's big-year files), after a warm-up. The toolkit's
+backfill in one commit against plain Spark's one replaceWhere commit of the 365 files, each try into
+an empty table; target 1.5x.
+september: the course's September, a commit a run against one commit, after bench_commits.py's
+warm-up: to set beside docs/benchmarks.md's 68.8 s and 3.8 s.
+"""
+import argparse
+import datetime as dt
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench_commits import SEPTEMBER, YEAR, YEAR_RUNS, peak_mb, timed_backfill, write_big_days  # noqa: E402
+from bench_scale import BIG_DAY, BIG_ROWS  # noqa: E402
+from check_day import check_day  # noqa: E402
+from delta_session import delta_spark  # noqa: E402
+from engine_refs import plain_day, plain_days, plain_days_anew, rs_day, rs_missing  # noqa: E402
+from load_day import load_day  # noqa: E402
+from make_days import make_days  # noqa: E402
+from shoptoolkit.project_paths import day_file, root_at  # noqa: E402
+
+BIG_RUN = BIG_DAY + dt.timedelta(days=1)
+TARGET = 1.5  # issue 33: the toolkit's time at most 1.5 times plain Spark's
+
+
+def jvm_pid():
+    """The driver's JVM: the child of this process whose command line names java (pyspark starts
+    spark-submit, which execs java), or None (a Spark Connect session has no JVM here)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if parent == os.getpid() and b"java" in (stat.parent / "cmdline").read_bytes():
+                return int(stat.parent.name)
+        except (OSError, IndexError, ValueError):  # a process that ended meanwhile
+            continue
+    return None
+
+
+def reset_peaks() -> bool:
+    """Start the peak memory (VmHWM) of this process and of its JVM again from their present size (5 into
+    /proc/PID/clear_refs); False where that is not allowed."""
+    try:
+        for pid in (os.getpid(), jvm_pid()):
+            if pid is not None:
+                Path(f"/proc/{pid}/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def shown_mb(mb) -> str:
+    return "-" if mb is None else f"{mb:,.0f} MB"
+
+
+def tries(ways: dict, rounds: int = 2) -> dict:
+    """Each way rounds times, alternating (a, b, a, b), a line a try. A way returns (seconds, what to add
+    to its line). Return {way: [(seconds, Python's peak MB, the JVM's peak MB or None), ...]}."""
+    found = {name: [] for name in ways}
+    for number in range(1, rounds + 1):
+        for name, way in ways.items():
+            fresh = reset_peaks()
+            seconds, detail = way()
+            jvm = jvm_pid()
+            found[name].append((seconds, peak_mb(os.getpid()), peak_mb(jvm) if jvm else None))
+            since = "" if fresh else " since the process began"
+            print(f"  {name}, try {number}: {seconds:.1f} s{detail}; peak memory{since}: Python "
+                  f"{shown_mb(found[name][-1][1])}, JVM {shown_mb(found[name][-1][2])}", flush=True)
+    return found
+
+
+def best(found: dict, name: str) -> float:
+    return min(seconds for seconds, _, _ in found[name])
+
+
+def against_plain(found: dict) -> list:
+    """The toolkit's best try against plain Spark's, and the highest peaks of each way's tries."""
+    toolkit, plain = best(found, "toolkit"), best(found, "plain Spark")
+    lines = [f"toolkit {toolkit:.1f} s against plain Spark {plain:.1f} s: {toolkit / plain:.1f}x "
+             f"(target {TARGET}x: {'met' if toolkit / plain <= TARGET else 'not met'})"]
+    for name, measured in found.items():
+        jvm = [mb for _, _, mb in measured if mb is not None]
+        lines.append(f"  peak memory over {name}'s tries: Python {shown_mb(max(mb for _, mb, _ in measured))}, "
+                     f"JVM {shown_mb(max(jvm) if jvm else None)}")
+    return lines
+
+
+def toolkit_day(spark, run_date) -> tuple:
+    """The toolkit's run: load_day, then check_day; (seconds, the load's and the check's times)."""
+    began = time.perf_counter()
+    load_day(spark, run_date)
+    loaded = time.perf_counter()
+    ok, checked = check_day(spark, run_date)
+    assert ok, checked
+    ended = time.perf_counter()
+    return ended - began, f" (load {loaded - began:.1f} s, check {ended - loaded:.1f} s)"
+
+
+def big_day(spark) -> list:
+    make_days()
+    load_day(spark, "2026-09-02")  # as bench_scale.py: a warm-up, and a table holding a small day
+    plain_day(spark, dt.date(2026, 9, 1))  # the same small day in plain Spark's table
+    write_day(BIG_DAY, BIG_ROWS)  # make_days wrote a small 15 September over it
+    found = tries({"toolkit": partial(toolkit_day, spark, BIG_RUN),
+                   "plain Spark": partial(plain_day, spark, BIG_DAY)})
+    if rs_missing():
+        return against_plain(found) + [f"delta-rs skipped: {rs_missing()}"]
+    rust = best(tries({"delta-rs": partial(rs_day, BIG_RUN)}), "delta-rs")
+    return against_plain(found) + [f"reference, delta-rs (no JVM), with a count and an id check: {rust:.1f} s"]
+
+
+def write_day(day, orders: int) -> None:
+    """A valid file of orders for day, ids from 10,000,000 (bench_scale.py's lines)."""
+    day_file(day).parent.mkdir(parents=True, exist_ok=True)
+    with open(day_file(day), "w") as handle:
+        handle.write("order_id,customer_id,amount,ordered_at\n")
+        for i in range(orders):
+            second = i * 86400 // orders
+            handle.write(f"{10_000_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},"
+                         f"{day}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}\n")
+
+
+def timed(check, day) -> tuple:
+    began = time.perf_counter()
+    check(day)
+    return time.perf_counter() - began, ""
+
+
+def crossover(spark) -> list:
+    from shoptoolkit.day_file_check import read_day_file
+    from shoptoolkit.spark_file_check import checked_in_spark
+    def in_spark(day):
+        return checked_in_spark(spark, [day])[day].found.count
+    write_day(BIG_DAY, 100_000)
+    tries({"Python": partial(timed, read_day_file, BIG_DAY), "Spark": partial(timed, in_spark, BIG_DAY)}, 1)
+    lines, first = [], None
+    for orders in (25_000, 50_000, 100_000, 200_000, 400_000):
+        write_day(BIG_DAY, orders)
+        size = day_file(BIG_DAY).stat().st_size
+        print(f" {orders:,} orders, {size:,} bytes:", flush=True)
+        found = tries({"Python": partial(timed, read_day_file, BIG_DAY), "Spark": partial(timed, in_spark, BIG_DAY)})
+        python, in_engine = best(found, "Python"), best(found, "Spark")
+        lines.append(f"{orders:>9,} orders ({size / 1e6:.1f} MB): Python {python:.2f} s, Spark {in_engine:.2f} s")
+        first = first or (size if in_engine <= python else None)
+    return lines + [f"Spark's check is the faster from {first:,} bytes on" if first
+                    else "Spark's check was not the faster on any of these days"]
+
+
+def backfilled(spark, first, last, per_commit: int) -> tuple:
+    """backfill.py's runs first to last, days_per_commit=per_commit, into an empty orders_daily (timed_backfill)."""
+    return timed_backfill(spark, first, last, per_commit), ""
+
+
+def year(spark) -> list:
+    timed_backfill(spark, "2026-09-02", "2026-09-06", 0)  # warm-up, as bench_commits.py's year
+    plain_days(spark, dt.date(2026, 9, 1), dt.date(2026, 9, 5))
+    return against_plain(tries({"toolkit": partial(backfilled, spark, *YEAR_RUNS, 0),
+                                "plain Spark": partial(plain_days_anew, spark, *YEAR)}))
+
+
+def september(spark) -> list:
+    make_days()
+    timed_backfill(spark, "2026-09-02", "2026-09-06", 1)  # warm-up, as bench_commits.py's september
+    timed_backfill(spark, "2026-09-02", "2026-09-06", 0)
+    found = tries({"a commit a run": partial(backfilled, spark, *SEPTEMBER, 1),
+                   "one commit": partial(backfilled, spark, *SEPTEMBER, 0)})
+    per_run, one = best(found, "a commit a run"), best(found, "one commit")
+    return [f"September, 30 runs, after Spark's start: a commit a run {per_run:.1f} s, one commit {one:.1f} s: "
+            f"{per_run / one:.1f}x (docs/benchmarks.md, 2026-12-02: 68.8 s and 3.8 s, 17.9x)"]
+
+
+PARTS = {"crossover": crossover, "big-day": big_day, "year": year, "september": september}
+# Sessions as the scripts start theirs: load_day.py's for the big day; backfill.py's for the rest, whose
+# one commit keeps C1 only and whose 30 commits a run get Java's full JIT (backfill.commit_count).
+COMMITS = {"crossover": 30, "big-day": 1, "year": 1, "september": 30}
+# The days whose files a part's session reads as its script's would be told (delta_spark's days): the
+# big day's and the year's get the full JIT, as load_day.py's and backfill.py's do for them.
+DAYS = {"big-day": [BIG_DAY], "year": [YEAR[0]]}
+
+
+def top_line() -> str:
+    """When (UTC), at which commit, and uptime's load average."""
+    def git(*words):
+        return subprocess.run(["git", *words], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    changed = " with uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else ""
+    loads = ", ".join(f"{load:.2f}" for load in os.getloadavg())
+    return (f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, at {git('rev-parse', '--short', 'HEAD')}"
+            f"{changed}, load average {loads}")
+
+
+def run_part(name: str) -> None:
+    print(f"== {name}: {top_line()}", flush=True)
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder, root_at(folder):
+        if name in ("big-day", "year"):  # its files, written before the session starts, as a script finds them
+            write_day(BIG_DAY, BIG_ROWS) if name == "big-day" else write_big_days()
+        spark = delta_spark(f"bench_engine_{name}", commits=COMMITS[name], days=DAYS.get(name, ()))
+        print("\n".join(PARTS[name](spark)), flush=True)
+        spark.stop()
+    loads = ", ".join(f"{load:.2f}" for load in os.getloadavg())
+    print(f"== {name}: {time.perf_counter() - began:.0f} s in all; load average after {loads}", flush=True)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=PARTS, help="run one part only")
+    args = parser.parse_args(argv)
+    if args.only is None:  # each part in a process of its own: its own JVM, its own peak memory
+        for name in PARTS:
+            subprocess.run([sys.executable, __file__, "--only", name], check=True)
+        return 0
+    run_part(args.only)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

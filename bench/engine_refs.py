@@ -1,0 +1,77 @@
+"""The references of bench_engine.py, each into a table of its own below the project root (never
+orders_daily): plain Spark's minimal load (root/plain/orders_daily) and delta-rs (lake/orders_daily_rs,
+bench_commits.py's write). Each returns (seconds, what to add to its line)."""
+import shutil
+import time
+
+from bench_commits import deltalake_range
+from shoptoolkit.day_frames import DAY_FILE_NAME
+from shoptoolkit.project_paths import day_file, project_root, table_path
+from shoptoolkit.run_args import run_dates
+from shoptoolkit.table_schema import PARTITION_COLUMN, TABLE, columns_ddl
+
+
+def plain_table():
+    return project_root() / "plain" / TABLE
+
+
+def plain_read(spark, days):
+    """The days' files as plain Spark reads them: the table's schema, a header, a bad line an error."""
+    return (spark.read.schema(columns_ddl())
+            .options(header=True, mode="FAILFAST", timestampFormat="yyyy-MM-dd'T'HH:mm:ss")
+            .csv([str(day_file(day)) for day in days]))
+
+
+def replaced(spark, orders, predicate: str, began: float) -> tuple:
+    """Replace what predicate selects in plain Spark's table with orders, in one commit, and count the
+    table; (seconds since began, its rows)."""
+    orders.write.format("delta").mode("overwrite").option("replaceWhere", predicate).save(str(plain_table()))
+    rows = spark.read.format("delta").load(str(plain_table())).count()
+    return time.perf_counter() - began, f" ({rows:,} rows in the table)"
+
+
+def plain_day(spark, day) -> tuple:
+    """Plain Spark's minimal load of one day: its file with the day as a DATE literal, replaceWhere."""
+    from pyspark.sql import functions as F
+    began = time.perf_counter()
+    orders = plain_read(spark, [day]).withColumn(PARTITION_COLUMN, F.lit(day))
+    return replaced(spark, orders, f"{PARTITION_COLUMN} = DATE'{day}'", began)
+
+
+def plain_days(spark, first, last) -> tuple:
+    """Plain Spark's load of the days first to last in one commit, each row's day from its file's name."""
+    from pyspark.sql import functions as F
+    began = time.perf_counter()
+    day = F.to_date(F.regexp_extract(F.input_file_name(), DAY_FILE_NAME, 1))
+    orders = plain_read(spark, run_dates(first, last)).withColumn(PARTITION_COLUMN, day)
+    return replaced(spark, orders, f"{PARTITION_COLUMN} >= DATE'{first}' AND {PARTITION_COLUMN} <= DATE'{last}'",
+                    began)
+
+
+def plain_days_anew(spark, first, last) -> tuple:
+    """plain_days into an empty table, as bench_commits.timed_backfill gives the toolkit."""
+    shutil.rmtree(plain_table(), ignore_errors=True)
+    return plain_days(spark, first, last)
+
+
+def rs_missing() -> str:
+    """Why delta-rs cannot run here, or '' when it can."""
+    try:
+        import deltalake  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError as error:
+        return f"{error} (pip install -r requirements/bench.txt)"
+    return ""
+
+
+def rs_day(run_date) -> tuple:
+    """delta-rs: bench_commits.py's write of the day run_date loads (pyarrow.csv, write_deltalake overwrite
+    with a predicate), then a count and a check that no order id repeats (pyarrow compute)."""
+    from deltalake import DeltaTable
+    from pyarrow import compute
+    began = time.perf_counter()
+    deltalake_range(run_date, run_date)
+    ids = DeltaTable(str(table_path().with_name("orders_daily_rs"))).to_pyarrow_table(columns=["order_id"])
+    repeated = ids.num_rows - compute.count_distinct(ids["order_id"]).as_py()
+    assert repeated == 0, f"{repeated} repeated order ids"
+    return time.perf_counter() - began, f" ({ids.num_rows:,} rows, no id repeated)"

@@ -1,0 +1,95 @@
+"""A year of big days in one commit on a standalone cluster of two workers (one core each) prints the
+same lines and builds the same table as in local mode: the files are checked, hashed and compared
+inside Spark, by the executors, and a day whose file is refused near its end is left out with the
+line the Python path gives.
+
+    flock /tmp/jvm.lock timeout 1200 .venv/bin/python -m pytest -q -s tests/test_cluster_year.py
+
+365 files of 10,000 orders (3.65 million, 142 MB); the cluster as tests/standalone.py starts it.
+"""
+import datetime as dt
+import re
+import shutil
+import time
+
+import pytest
+
+from conftest import group_members
+from shoptoolkit.day_file_check import read_day_file
+from shoptoolkit.errors import ToolkitError
+from shoptoolkit.project_paths import root_at
+from shoptoolkit.run_args import day_loaded_by, run_dates
+from standalone import StandaloneCluster
+from test_cluster import PLACE, TIME, run_watched
+
+pytestmark = pytest.mark.timeout(1800)  # about 5 minutes in CI
+
+YEAR_RUNS = ("2025-10-02", "2026-10-01")  # loads 1 October 2025 to 30 September 2026
+ORDERS = 10_000
+BAD_DAY = "2026-03-15"  # its last line has a negative amount
+BAD_LINE = "20000000,C01,-4.00,2026-03-15T23:59:59"
+
+
+def write_year(folder, bad: bool = True) -> None:
+    """The year's files, ORDERS orders a day with ids growing day by day; BAD_DAY's last line refused."""
+    landing = folder / "landing" / "orders"
+    landing.mkdir(parents=True)
+    for number, run_date in enumerate(run_dates(*YEAR_RUNS)):
+        day, first = day_loaded_by(run_date), 10_000_000 + number * ORDERS
+        times = (i * 86400 // ORDERS for i in range(ORDERS))
+        lines = [f"{first + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},{day}T{at // 3600:02d}:{at // 60 % 60:02d}:"
+                 f"{at % 60:02d}\n" for i, at in enumerate(times)]
+        last = [BAD_LINE + "\n"] if bad and str(day) == BAD_DAY else []
+        (landing / f"{day}.csv").write_text("order_id,customer_id,amount,ordered_at\n" + "".join(lines + last))
+
+
+def refusal(folder) -> str:
+    with root_at(folder):
+        try:
+            read_day_file(dt.date.fromisoformat(BAD_DAY))
+        except ToolkitError as error:
+            return str(error)
+    raise AssertionError("the bad day's file passes")
+
+
+def table_digest(spark, folder) -> tuple:
+    """(rows, days, a hash over every row) of the folder's orders_daily, worked out by Spark."""
+    table = spark.read.format("delta").load(str(folder / "lake" / "orders_daily"))
+    return tuple(table.selectExpr("count(*)", "count(DISTINCT order_date)", "sum(cast(xxhash64(*) AS DECIMAL(38, 0)))").first())
+
+
+def test_a_year_of_big_days_on_two_workers_prints_and_writes_as_in_local_mode(tmp_path, request, monkeypatch):
+    from backfill import backfill
+    write_year(tmp_path / "cluster")
+    shutil.copytree(tmp_path / "cluster", tmp_path / "local")
+    (tmp_path / "daemons").mkdir()
+    with StandaloneCluster(tmp_path / "daemons", workers=2) as cluster:
+        began = time.monotonic()
+        code, out, err, _, _ = run_watched(("backfill.py", *YEAR_RUNS, "--days-per-commit", "all"),
+                                           tmp_path / "cluster", cluster.driver_env())
+        on_workers = time.monotonic() - began
+        cluster.wait_for(lambda state: len(state["completedapps"]) == 1, "the backfill to end", 60)
+        groups = cluster.groups()
+    assert [group_members(group) for group in groups] == [[], [], []]
+    executors = sorted(path.parent.parent.parent.name
+                       for path in (tmp_path / "daemons").glob("work*/app-*/*/stderr"))
+    assert executors == ["work", "work2"]  # an executor on each worker
+    assert err == ""
+    on_cluster = [PLACE.sub("", TIME.sub("", line)) for line in out.splitlines()]
+
+    spark = request.getfixturevalue("spark")
+    monkeypatch.chdir(tmp_path / "local")
+    shown, began = [], time.monotonic()
+    failed, closing = backfill(spark, *YEAR_RUNS, show=shown.append, days_per_commit=0)
+    in_local_mode = [TIME.sub("", line) for line in shown] + [closing]
+    print(f"\nthe year's backfill: {on_workers:.1f} s on two workers (its process's start included), "
+          f"{time.monotonic() - began:.1f} s in local mode in the suite's session")
+    assert (code, on_cluster) == (1, in_local_mode), on_cluster[-3:]
+    bad_run = "2026-03-16"
+    assert list(map(str, failed)) == [bad_run]
+    assert f"run {bad_run} failed: {refusal(tmp_path / 'local')} (left out of commit 1 of 1)" in on_cluster
+    assert re.search(r" line 10002: amount .*-4\.00.* is negative$", refusal(tmp_path / "local"))
+    assert on_cluster[-1] == (f"ran 365 runs in 1 commit, 1 failed ({bad_run}); "
+                              f"orders_daily has 364 days, {364 * ORDERS} orders")
+    assert table_digest(spark, tmp_path / "cluster") == table_digest(spark, tmp_path / "local")
+    assert table_digest(spark, tmp_path / "local")[:2] == (364 * ORDERS, 364)
