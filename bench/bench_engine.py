@@ -3,8 +3,9 @@
     python bench/bench_engine.py                   # every part, each in a process of its own
     python bench/bench_engine.py --only big-day    # or crossover, year, september
 
-Rough times on 2 cores: crossover 3 minutes, big-day 3, year 8, september 4. Each part works in a temporary root, in one Spark session. Its ways alternate (a, b,
-a, b); a ratio compares each way's best try of the same run. The references (engine_refs.py) write
+Rough times on 2 cores: crossover 4 minutes, big-day 3, year 8, september 12. Each part but september
+works in a temporary root, in one Spark session. Its ways alternate (a, b, a, b); a ratio compares each
+way's best try of the same run. The references (engine_refs.py) write
 tables of their own, never orders_daily. A try's line ends with the peak memory (VmHWM) of Python and
 of the driver's JVM, reset before each try where Linux allows it.
 
@@ -18,12 +19,14 @@ installed (requirements/bench.txt): a write, a count and a check that no order i
 year: 365 days of 10,000 orders (bench_commits.py's big-year files), after a warm-up. The toolkit's
 backfill in one commit against plain Spark's one replaceWhere commit of the 365 files, each try into
 an empty table; target 1.5x.
-september: the course's September, a commit a run against one commit, after bench_commits.py's
-warm-up: to set beside docs/benchmarks.md's 68.8 s and 3.8 s.
+september: bench_commits.py's September (a commit a run, then one commit) in this tree and in a
+checkout of --against (default BEFORE, the last commit whose every check ran in Python), alternating,
+each in a process of its own: small days must not be more than 5% slower.
 """
 import argparse
 import datetime as dt
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -34,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_commits import SEPTEMBER, YEAR, YEAR_RUNS, peak_mb, timed_backfill, write_big_days  # noqa: E402
+from bench_commits import YEAR, YEAR_RUNS, peak_mb, timed_backfill, write_big_days  # noqa: E402
 from bench_scale import BIG_DAY, BIG_ROWS  # noqa: E402
 from check_day import check_day  # noqa: E402
 from delta_session import delta_spark  # noqa: E402
@@ -42,9 +45,11 @@ from engine_refs import plain_day, plain_days, plain_days_anew, rs_day, rs_missi
 from load_day import load_day  # noqa: E402
 from make_days import make_days  # noqa: E402
 from shoptoolkit.project_paths import day_file, root_at  # noqa: E402
+from shoptoolkit.run_args import run_dates  # noqa: E402
 
 BIG_RUN = BIG_DAY + dt.timedelta(days=1)
 TARGET = 1.5  # issue 33: the toolkit's time at most 1.5 times plain Spark's
+BEFORE = "1e73928"  # the last commit whose every check ran in Python (its Spark path switched off)
 
 
 def jvm_pid():
@@ -181,24 +186,45 @@ def year(spark) -> list:
                                 "plain Spark": partial(plain_days_anew, spark, *YEAR)}))
 
 
-def september(spark) -> list:
-    make_days()
-    timed_backfill(spark, "2026-09-02", "2026-09-06", 1)  # warm-up, as bench_commits.py's september
-    timed_backfill(spark, "2026-09-02", "2026-09-06", 0)
-    found = tries({"a commit a run": partial(backfilled, spark, *SEPTEMBER, 1),
-                   "one commit": partial(backfilled, spark, *SEPTEMBER, 0)})
-    per_run, one = best(found, "a commit a run"), best(found, "one commit")
-    return [f"September, 30 runs, after Spark's start: a commit a run {per_run:.1f} s, one commit {one:.1f} s: "
-            f"{per_run / one:.1f}x (docs/benchmarks.md, 2026-12-02: 68.8 s and 3.8 s, 17.9x)"]
+def september_side_by_side(against: str) -> None:
+    """bench_commits.py's september part (a commit a run, then one commit, after its warm-up), in this
+    tree and in a checkout of against (the toolkit before its checks moved into Spark), alternating,
+    each in a process of its own; its two figures side by side."""
+    with tempfile.TemporaryDirectory() as folder:
+        before = Path(folder) / "before"
+        subprocess.run(["git", "worktree", "add", "--detach", str(before), against], cwd=ROOT, check=True,
+                       capture_output=True)
+        try:
+            found = {against: [], "this tree": []}
+            for _ in range(2):
+                for name, tree in ((against, before), ("this tree", ROOT)):
+                    found[name].append(september_figures(tree))
+                    print(f"  {name}: a commit a run {found[name][-1][0]:.1f} s, one commit "
+                          f"{found[name][-1][1]:.1f} s", flush=True)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT, check=True)
+    for way, place in (("a commit a run", 0), ("one commit", 1)):
+        old, new = (min(tries[place] for tries in found[name]) for name in (against, "this tree"))
+        print(f"September, {way}: {new:.1f} s against {old:.1f} s at {against}: {(new / old - 1) * 100:+.1f}% "
+              f"(at most +5%: {'met' if new <= 1.05 * old else 'not met'})")
 
 
-PARTS = {"crossover": crossover, "big-day": big_day, "year": year, "september": september}
+def september_figures(tree: Path) -> tuple:
+    """(a commit a run, one commit) in seconds, as tree's bench_commits.py --only september prints them."""
+    done = subprocess.run([sys.executable, str(tree / "bench" / "bench_commits.py"), "--only", "september"],
+                          cwd=tree, capture_output=True, text=True, check=True)
+    line = next(line for line in done.stdout.splitlines() if line.startswith("September, 30 runs"))
+    found = re.search(r"one commit a run ([0-9.]+) s, one commit ([0-9.]+) s", line)
+    return float(found[1]), float(found[2])
+
+
+PARTS = {"crossover": crossover, "big-day": big_day, "year": year}
 # Sessions as the scripts start theirs: load_day.py's for the big day; backfill.py's for the rest, whose
 # one commit keeps C1 only and whose 30 commits a run get Java's full JIT (backfill.commit_count).
-COMMITS = {"crossover": 30, "big-day": 1, "year": 1, "september": 30}
+COMMITS = {"crossover": 30, "big-day": 1, "year": 1}
 # The days whose files a part's session reads as its script's would be told (delta_spark's days): the
 # big day's and the year's get the full JIT, as load_day.py's and backfill.py's do for them.
-DAYS = {"big-day": [BIG_DAY], "year": [YEAR[0]]}
+DAYS = {"big-day": [BIG_DAY], "year": list(run_dates(*YEAR))}
 
 
 def top_line() -> str:
@@ -226,11 +252,15 @@ def run_part(name: str) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=PARTS, help="run one part only")
+    parser.add_argument("--only", choices=[*PARTS, "september"], help="run one part only")
+    parser.add_argument("--against", default=BEFORE, help=f"september's other tree (default {BEFORE})")
     args = parser.parse_args(argv)
     if args.only is None:  # each part in a process of its own: its own JVM, its own peak memory
         for name in PARTS:
             subprocess.run([sys.executable, __file__, "--only", name], check=True)
+    if args.only in (None, "september"):
+        print(f"== september: {top_line()}", flush=True)
+        september_side_by_side(args.against)
         return 0
     run_part(args.only)
     return 0
