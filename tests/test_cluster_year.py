@@ -1,7 +1,9 @@
 """A year of big days in one commit on a standalone cluster of two workers (one core each) prints the
 same lines and builds the same table as in local mode: the files are checked, hashed and compared
 inside Spark, by the executors, and a day whose file is refused near its end is left out with the
-line the Python path gives.
+line the Python path gives. The lines are local mode's for a backfill in one commit, word for word
+(test_backfill_commits.py runs it in local mode); the table is the files' rows as plain Spark reads
+them, but the refused day's.
 
     flock /tmp/jvm.lock timeout 1200 .venv/bin/python -m pytest -q -s tests/test_cluster_year.py
 
@@ -9,7 +11,6 @@ line the Python path gives.
 """
 import datetime as dt
 import re
-import shutil
 import time
 
 import pytest
@@ -19,6 +20,7 @@ from shoptoolkit.day_file_check import read_day_file
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import root_at
 from shoptoolkit.run_args import day_loaded_by, run_dates
+from shoptoolkit.table_schema import columns_ddl
 from standalone import StandaloneCluster
 from test_cluster import PLACE, TIME, run_watched
 
@@ -52,44 +54,57 @@ def refusal(folder) -> str:
     raise AssertionError("the bad day's file passes")
 
 
+DIGEST = ("count(*)", "count(DISTINCT order_date)",
+          "sum(cast(xxhash64(order_id, customer_id, amount, ordered_at, order_date) AS DECIMAL(38, 0)))")
+
+
 def table_digest(spark, folder) -> tuple:
     """(rows, days, a hash over every row) of the folder's orders_daily, worked out by Spark."""
-    table = spark.read.format("delta").load(str(folder / "lake" / "orders_daily"))
-    return tuple(table.selectExpr("count(*)", "count(DISTINCT order_date)", "sum(cast(xxhash64(*) AS DECIMAL(38, 0)))").first())
+    return tuple(spark.read.format("delta").load(str(folder / "lake" / "orders_daily")).selectExpr(*DIGEST).first())
 
 
-def test_a_year_of_big_days_on_two_workers_prints_and_writes_as_in_local_mode(tmp_path, request, monkeypatch):
-    from backfill import backfill
+def files_digest(spark, folder) -> tuple:
+    """The same of the folder's files but BAD_DAY's, read by plain Spark with the table's schema."""
+    from pyspark.sql import functions as F
+    paths = [str(path) for path in sorted((folder / "landing" / "orders").glob("*.csv")) if BAD_DAY not in path.name]
+    orders = (spark.read.schema(columns_ddl()).options(header=True, mode="FAILFAST",
+                                                       timestampFormat="yyyy-MM-dd'T'HH:mm:ss").csv(paths)
+              .withColumn("order_date", F.to_date(F.regexp_extract("_metadata.file_name", r"^(.{10})", 1))))
+    return tuple(orders.selectExpr(*DIGEST).first())
+
+
+def year_lines(refusal_line: str) -> list:
+    """What backfill.py prints for the year in one commit (test_backfill_commits.py checks these lines in
+    local mode), places and times left out: a line a run, BAD_DAY's its refusal, then the commit's and
+    the closing line."""
+    lines, bad_run = [], str(dt.date.fromisoformat(BAD_DAY) + dt.timedelta(days=1))
+    for run_date in map(str, run_dates(*YEAR_RUNS)):
+        day = day_loaded_by(run_date)
+        lines.append(f"run {run_date} failed: {refusal_line} (left out of commit 1 of 1)" if run_date == bad_run else
+                     f"run {run_date} loaded {day}: {ORDERS} rows, orders_daily has {364 * ORDERS}; ok {day}: "
+                     f"{ORDERS} rows for the file's {ORDERS} orders, 0 missing (commit 1 of 1)")
+    return lines + ["commit 1 of 1: 364 days in one commit, 364 of 365 runs ok",
+                    f"ran 365 runs in 1 commit, 1 failed ({bad_run}); orders_daily has 364 days, {364 * ORDERS} orders"]
+
+
+def test_a_year_of_big_days_on_two_workers_prints_and_writes_as_in_local_mode(tmp_path, request):
     write_year(tmp_path / "cluster")
-    shutil.copytree(tmp_path / "cluster", tmp_path / "local")
     (tmp_path / "daemons").mkdir()
     with StandaloneCluster(tmp_path / "daemons", workers=2) as cluster:
         began = time.monotonic()
         code, out, err, _, _ = run_watched(("backfill.py", *YEAR_RUNS, "--days-per-commit", "all"),
                                            tmp_path / "cluster", cluster.driver_env())
-        on_workers = time.monotonic() - began
+        print(f"\nthe year's backfill on two workers: {time.monotonic() - began:.1f} s, its process's start included")
         cluster.wait_for(lambda state: len(state["completedapps"]) == 1, "the backfill to end", 60)
         groups = cluster.groups()
     assert [group_members(group) for group in groups] == [[], [], []]
     executors = sorted(path.parent.parent.parent.name
                        for path in (tmp_path / "daemons").glob("work*/app-*/*/stderr"))
     assert executors == ["work", "work2"]  # an executor on each worker
-    assert err == ""
-    on_cluster = [PLACE.sub("", TIME.sub("", line)) for line in out.splitlines()]
-
+    refusal_line = refusal(tmp_path / "cluster")  # the Python path's own line
+    assert re.search(r" line 10002: amount .*-4\.00.* is negative$", refusal_line)
+    assert (code, [PLACE.sub("", TIME.sub("", line)) for line in out.splitlines()], err) == (
+        1, year_lines(refusal_line), "")
     spark = request.getfixturevalue("spark")
-    monkeypatch.chdir(tmp_path / "local")
-    shown, began = [], time.monotonic()
-    failed, closing = backfill(spark, *YEAR_RUNS, show=shown.append, days_per_commit=0)
-    in_local_mode = [TIME.sub("", line) for line in shown] + [closing]
-    print(f"\nthe year's backfill: {on_workers:.1f} s on two workers (its process's start included), "
-          f"{time.monotonic() - began:.1f} s in local mode in the suite's session")
-    assert (code, on_cluster) == (1, in_local_mode), on_cluster[-3:]
-    bad_run = "2026-03-16"
-    assert list(map(str, failed)) == [bad_run]
-    assert f"run {bad_run} failed: {refusal(tmp_path / 'local')} (left out of commit 1 of 1)" in on_cluster
-    assert re.search(r" line 10002: amount .*-4\.00.* is negative$", refusal(tmp_path / "local"))
-    assert on_cluster[-1] == (f"ran 365 runs in 1 commit, 1 failed ({bad_run}); "
-                              f"orders_daily has 364 days, {364 * ORDERS} orders")
-    assert table_digest(spark, tmp_path / "cluster") == table_digest(spark, tmp_path / "local")
-    assert table_digest(spark, tmp_path / "local")[:2] == (364 * ORDERS, 364)
+    assert table_digest(spark, tmp_path / "cluster") == files_digest(spark, tmp_path / "cluster")
+    assert table_digest(spark, tmp_path / "cluster")[:2] == (364 * ORDERS, 364)

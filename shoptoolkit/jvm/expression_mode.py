@@ -2,7 +2,7 @@
 
     @small_day_queries          # delta_session.py re-exports it for the scripts
     def load_day(spark, run_date):
-        ...read, check and write the day...   # under BIG_FILES bytes: interpreted, then as before
+        ...read, check and write the day...   # under COMPILED_FROM bytes: interpreted, then as before
 
 Spark compiles each query's expressions to Java (Janino) before it runs them. On a few rows the
 compiling costs more than the work, and each day's literals make new code, so a long session
@@ -17,17 +17,20 @@ import functools
 import os
 from contextlib import contextmanager
 
-from shoptoolkit.project_paths import BIG_FILES, files_bytes
+from shoptoolkit.project_paths import files_bytes
 from shoptoolkit.run_args import day_loaded_by
 
 INTERPRETED = {"spark.sql.codegen.factoryMode": "NO_CODEGEN", "spark.sql.codegen.wholeStage": "false"}
+# From this many bytes of day files (about 100,000 orders) a run keeps Spark's compiled expressions. Not a
+# measured crossover: a few orders (interpreted a fifth faster) and a million (twice as slow) were measured.
+COMPILED_FROM = 4_000_000
 
 
 @contextmanager
 def interpreted_for(spark, size: int):
-    """Interpreted expressions for day files of fewer than BIG_FILES bytes, unset again on the way out
+    """Interpreted expressions for day files of fewer than COMPILED_FROM bytes, unset again on the way out
     (runs at once in one session may unset them early: that only costs the other run speed)."""
-    if size >= BIG_FILES or os.environ.get("DATABRICKS_RUNTIME_VERSION"):
+    if size >= COMPILED_FROM or os.environ.get("DATABRICKS_RUNTIME_VERSION"):
         yield
         return
     for key, value in INTERPRETED.items():
@@ -41,7 +44,7 @@ def interpreted_for(spark, size: int):
 
 def small_day_queries(day_function):
     """day_function(spark, run_dates, ...) (one run date, or a list of them) with interpreted expressions
-    while the files of the days it loads hold fewer than BIG_FILES bytes together."""
+    while the files of the days it loads hold fewer than COMPILED_FROM bytes together."""
     @functools.wraps(day_function)
     def run(spark, run_dates, *args, **kwargs):
         dates = run_dates if isinstance(run_dates, (list, tuple)) else [run_dates]
