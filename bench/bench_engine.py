@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench_commits import YEAR, YEAR_RUNS, peak_mb, timed_backfill, write_big_days  # noqa: E402
-from bench_scale import BIG_DAY, BIG_ROWS  # noqa: E402
+from bench_scale import BIG_DAY, BIG_ROWS, write_big_day  # noqa: E402
 from check_day import check_day  # noqa: E402
 from delta_session import delta_spark  # noqa: E402
 from engine_refs import plain_day, plain_days, plain_days_anew, rs_day, rs_missing  # noqa: E402
@@ -128,24 +128,13 @@ def big_day(spark) -> list:
     make_days()
     load_day(spark, "2026-09-02")  # as bench_scale.py: a warm-up, and a table holding a small day
     plain_day(spark, dt.date(2026, 9, 1))  # the same small day in plain Spark's table
-    write_day(BIG_DAY, BIG_ROWS)  # make_days wrote a small 15 September over it
+    write_big_day(BIG_DAY, BIG_ROWS)  # make_days wrote a small 15 September over it
     found = tries({"toolkit": partial(toolkit_day, spark, BIG_RUN),
                    "plain Spark": partial(plain_day, spark, BIG_DAY)})
     if rs_missing():
         return against_plain(found) + [f"delta-rs skipped: {rs_missing()}"]
     rust = best(tries({"delta-rs": partial(rs_day, BIG_RUN)}), "delta-rs")
     return against_plain(found) + [f"reference, delta-rs (no JVM), with a count and an id check: {rust:.1f} s"]
-
-
-def write_day(day, orders: int) -> None:
-    """A valid file of orders for day, ids from 10,000,000 (bench_scale.py's lines)."""
-    day_file(day).parent.mkdir(parents=True, exist_ok=True)
-    with open(day_file(day), "w") as handle:
-        handle.write("order_id,customer_id,amount,ordered_at\n")
-        for i in range(orders):
-            second = i * 86400 // orders
-            handle.write(f"{10_000_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},"
-                         f"{day}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}\n")
 
 
 def timed(check, day) -> tuple:
@@ -159,11 +148,11 @@ def crossover(spark) -> list:
     from shoptoolkit.spark_file_check import checked_in_spark
     def in_spark(day):
         return checked_in_spark(spark, [day])[day].found.count
-    write_day(BIG_DAY, 100_000)
+    write_big_day(BIG_DAY, 100_000)
     tries({"Python": partial(timed, read_day_file, BIG_DAY), "Spark": partial(timed, in_spark, BIG_DAY)}, 1)
     lines, first = [], None
     for orders in (25_000, 50_000, 100_000, 200_000, 400_000):
-        write_day(BIG_DAY, orders)
+        write_big_day(BIG_DAY, orders)
         size = day_file(BIG_DAY).stat().st_size
         print(f" {orders:,} orders, {size:,} bytes:", flush=True)
         found = tries({"Python": partial(timed, read_day_file, BIG_DAY), "Spark": partial(timed, in_spark, BIG_DAY)})
@@ -242,7 +231,7 @@ def run_part(name: str) -> None:
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder, root_at(folder):
         if name in ("big-day", "year"):  # its files, written before the session starts, as a script finds them
-            write_day(BIG_DAY, BIG_ROWS) if name == "big-day" else write_big_days()
+            write_big_day(BIG_DAY, BIG_ROWS) if name == "big-day" else write_big_days()
         spark = delta_spark(f"bench_engine_{name}", commits=COMMITS[name], days=DAYS.get(name, ()))
         print("\n".join(PARTS[name](spark)), flush=True)
         spark.stop()

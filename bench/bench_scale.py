@@ -47,13 +47,15 @@ def year(spark) -> list:
             f"last 30: {statistics.median(seconds[-30:]):.2f} s"]
 
 
-def write_big_day() -> None:
-    with open(day_file(BIG_DAY), "w") as handle:
+def write_big_day(day=BIG_DAY, orders: int = BIG_ROWS) -> None:
+    """A valid file of orders for day, ids from 10,000,000, spread over the day."""
+    day_file(day).parent.mkdir(parents=True, exist_ok=True)
+    with open(day_file(day), "w") as handle:
         handle.write("order_id,customer_id,amount,ordered_at\n")
-        for i in range(BIG_ROWS):
-            second = i * 86400 // BIG_ROWS
+        for i in range(orders):
+            second = i * 86400 // orders
             handle.write(f"{10_000_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},"
-                         f"{BIG_DAY}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}\n")
+                         f"{day}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}\n")
 
 
 def big_day(spark) -> list:
