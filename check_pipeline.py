@@ -3,8 +3,8 @@
     python check_pipeline.py 2026-09                      # every day of September
     python check_pipeline.py 2026-12 --today 2026-12-16   # December up to the 15th, the day run 12-16 loads
 
-A day matches when orders_by_day holds the orders and the amount of its file (checked line by line, as a
-load checks it). A day with no file is a problem, as in check_month.py; a day whose run date is after
+A day matches when orders_by_day holds the orders and the amount of its file (checked as a load checks
+it: line by line in Python, or inside Spark from project_paths.BIG_FILES on, where Spark sums its amounts too). A day with no file is a problem, as in check_month.py; a day whose run date is after
 --today is not checked yet. Prints a PROBLEM line per day that does not match and a closing line;
 exit 0 when every day matches, 1 otherwise. orders_by_day is read by its path, lake/orders_by_day:
 the pipeline's catalog (Derby) admits one process, so this check does not use it.
@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from delta_session import delta_spark
 from shoptoolkit.day_compare import checked_file
+from shoptoolkit.day_frames import read_days
 from shoptoolkit.delta_log_check import delta_log_problem
 from shoptoolkit.errors import ToolkitError, run_main
 from shoptoolkit.project_paths import LAKE, project_root, shown
@@ -48,7 +49,7 @@ def view_days(spark, first_day, last_day) -> dict:
 
 
 def file_amount(found) -> Decimal:
-    """The sum of a checked file's amounts (every amount has passed the check: a number like 19.99)."""
+    """The sum of a file's amounts after its check in Python (every amount has passed it: a number like 19.99)."""
     at = found.columns.index("amount")
     with open(found.path, encoding="utf-8-sig", newline="") as handle:
         rows = csv.reader(handle)
@@ -56,10 +57,20 @@ def file_amount(found) -> Decimal:
         return sum((Decimal(row[at]) for row in rows if row), NOTHING[1])
 
 
-def file_totals(day):
-    """(orders, amount) of the day's file after its line-by-line check, or None and why there are none."""
-    found, why = checked_file(day)
-    return ((found.count, file_amount(found)) if found else None), why
+def spark_amount(spark, found) -> Decimal:
+    """The sum of a file's amounts after its check in Spark (a big file, never read in Python)."""
+    from pyspark.sql import functions as F
+    total = read_days(spark, [(None, found)]).agg(F.sum("amount")).first()[0]
+    return NOTHING[1] if total is None else Decimal(total)
+
+
+def file_totals(spark, day):
+    """(orders, amount) of the day's file after its check, or None and why there are none. A file that
+    Spark checked (a big one: its DayFile keeps no ids) is summed by Spark."""
+    found, why = checked_file(day, spark)
+    if not found:
+        return None, why
+    return (found.count, file_amount(found) if found.order_ids is not None else spark_amount(spark, found)), why
 
 
 def shown_totals(totals) -> str:
@@ -88,7 +99,7 @@ def check_pipeline(spark, month, today=None) -> tuple:
     if not days:
         raise ToolkitError(f"no day of {first_of(month):%Y-%m} is loaded by a run up to {today}")
     in_view = view_days(spark, days[0], days[-1])
-    results = [compare_day(day, *file_totals(day), in_view.get(day)) for day in days]
+    results = [compare_day(day, *file_totals(spark, day), in_view.get(day)) for day in days]
     return pipeline_verdict(month, results, [in_view.get(day, NOTHING) for day in days])
 
 
@@ -117,7 +128,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        ok, lines = check_pipeline(delta_spark("check_pipeline"), args.month, args.today)
+        spark = delta_spark("check_pipeline", days=days_to_check(args.month, args.today))
+        ok, lines = check_pipeline(spark, args.month, args.today)
         print("\n".join(lines))
         return 0 if ok else 1
     return run_main(body, args.verbose)

@@ -1,6 +1,7 @@
 """The Spark path of a day's check (shoptoolkit/spark_file_check.py): every refusal of the bad-input
 matrix, with the bad line near the end of a big file, gets the Python path's line; a valid big day loads,
-checks ok and keeps its file's sha256; a commit of several days refuses one; a file:// root works.
+checks ok and keeps its file's sha256; check_pipeline.py sums it in Spark; a commit of several days
+refuses one; a file:// root works.
 SPARK_CHECK_BYTES is lowered to 100 kB, so that these files of about 200 kB take the Spark path (read
 in four splits, so that a line's number is counted across them) and September's own files (a few
 hundred bytes) the Python path."""
@@ -10,9 +11,11 @@ import io
 import json
 import re
 from contextlib import redirect_stdout
+from decimal import Decimal
 
 import pytest
 
+import check_pipeline
 from backfill import main as backfill_main
 from check_day import check_day, main as check_day_main
 from check_month import check_month
@@ -163,3 +166,15 @@ def test_a_header_line_that_comes_again_in_the_first_split_is_refused_at_its_lin
     assert " line 5: order_id 'order_id' is not a whole number" in line
     assert load_day_main(["2026-09-16"]) == 1
     assert capsys.readouterr() == ("", f"error: {line}\n")
+
+
+def test_the_pipelines_check_counts_and_sums_a_big_file_inside_spark(september, spark, in_spark, monkeypatch):
+    """check_pipeline.py compares each day's orders and amount with the view: a big file's are Spark's."""
+    def not_in_python(found):
+        raise AssertionError(f"{found.path} was summed in Python")
+    monkeypatch.setattr(check_pipeline, "file_amount", not_in_python)
+    write_orders(SEP_15)
+    amount = sum(Decimal(line.split(",")[2]) for line in orders(SEP_15, FILLER, 500_000))
+    assert check_pipeline.file_totals(spark, SEP_15) == ((FILLER, amount), "")
+    day_file(SEP_15).write_bytes(with_filler(REJECTED["negative amount"][0]))
+    assert check_pipeline.file_totals(spark, SEP_15) == (None, f"bad file ({python_refusal(SEP_15)})")
