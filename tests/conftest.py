@@ -104,6 +104,24 @@ def september_template(spark, tmp_path_factory):
     return folder
 
 
+@contextmanager
+def pipeline_port_turn(tmp_path_factory):
+    """While inside, no test on the other pytest worker runs a pipeline: spark-pipelines' local port is
+    one for the machine (shoptoolkit/pipeline_port.py), and a run that meets another test's run waits for
+    it and says so, which tests that assert a run's lines (or that it did not wait) must not see. A lock
+    in the folder the workers share, as september_template's."""
+    with open(tmp_path_factory.getbasetemp().parent / "pipeline-port.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
+@pytest.fixture
+def pipeline_turn(tmp_path_factory):
+    """pipeline_port_turn for the length of one test (pytestmark = pytest.mark.usefixtures("pipeline_turn"))."""
+    with pipeline_port_turn(tmp_path_factory):
+        yield
+
+
 def backfilled_september(spark, folder: Path) -> Path:
     """make_days and backfill.py's main for September in folder, in this session; then backfill.out."""
     from backfill import main as backfill_main

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LATE_ORDER, SEP_15, append_line, root_at, run_script
+from conftest import LATE_ORDER, SEP_15, append_line, pipeline_port_turn, root_at, run_script
 
 # The story (the module fixture, about 5 minutes in CI) runs in the first test's setup.
 pytestmark = pytest.mark.timeout(1800)
@@ -100,7 +100,8 @@ def check_in_session(folder: Path, args: list) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def story(spark, tmp_path_factory):
-    return pipeline_story(spark, tmp_path_factory.mktemp("pipeline"))
+    with pipeline_port_turn(tmp_path_factory):  # each run's lines start as spark-pipelines' own
+        return pipeline_story(spark, tmp_path_factory.mktemp("pipeline"))
 
 
 def view_of(tables) -> dict:

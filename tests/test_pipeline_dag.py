@@ -26,6 +26,7 @@ from test_airflow_e2e import (DONE, Shop, backfill_runs, copy_project, runs, sec
 
 pytestmark = [
     pytest.mark.airflow,
+    pytest.mark.usefixtures("pipeline_turn"),  # no other test's pipeline run beside its runs
     pytest.mark.timeout(1800),  # the DAG's story: 5 to 8 minutes in CI
     pytest.mark.skipif(importlib.util.find_spec("airflow") is None,
                        reason="apache-airflow is not installed: make airflow-setup"),

@@ -12,7 +12,8 @@ from conftest import ROOT, group_members, own_group, wait_for
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.pipeline_port import LOCAL_PORT, local_port, wait_free
 
-pytestmark = pytest.mark.timeout(1200)  # two pipeline runs, one after the other
+# two pipeline runs, one after the other; none of another test's beside them (conftest.pipeline_turn)
+pytestmark = [pytest.mark.timeout(1200), pytest.mark.usefixtures("pipeline_turn")]
 
 
 def make_september(folder):

@@ -11,8 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, group_members, root_at, wait_for
 from run_pipeline import only_run
+
+pytestmark = pytest.mark.usefixtures("pipeline_turn")  # its run's lines are spark-pipelines' own: no wait
 
 
 def group_runs(group: int, marker: bytes) -> bool:
