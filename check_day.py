@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        ok, message = check_day(delta_spark("check_day", days=[day_loaded_by(args.run_date)]), args.run_date)
+        ok, message = check_day(delta_spark("check_day", commits=0, days=[day_loaded_by(args.run_date)]), args.run_date)
         print(message)
         return 0 if ok else 1
     return run_main(body, args.verbose)

@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        spark = delta_spark("check_pipeline", days=days_to_check(args.month, args.today))
+        spark = delta_spark("check_pipeline", commits=0, days=days_to_check(args.month, args.today))
         ok, lines = check_pipeline(spark, args.month, args.today)
         print("\n".join(lines))
         return 0 if ok else 1

@@ -7,8 +7,8 @@
 
 The session is local[*], or on SPARK_MASTER's cluster, or a Spark Connect server's (SPARK_REMOTE), or
 a Databricks cluster's own. The table lives below the project root (set_root, SHOP_ROOT or the folder
-you run in). The helper also owns how the JVM runs a script's work (docs/session.md): a session for
-many commits gets Java's full JIT, and a day function marked @small_day_queries runs a small day's
+you run in). The helper also owns how the JVM runs a script's work (docs/session.md): a session that
+lasts gets Java's full JIT, and a day function marked @small_day_queries runs a small day's
 queries with interpreted expressions. The machinery is in the package shoptoolkit/ (the JVM's in
 shoptoolkit/jvm/); a reader of the scripts can skip it.
 """
@@ -30,12 +30,16 @@ __all__ = ["delta_spark", "day_file", "project_root", "set_root", "small_day_que
            "table_exists", "table_sql_name", "table_version"]
 
 
-def delta_spark(app_name: str, commits: int = 1, days=()):
+def delta_spark(app_name: str, commits=None, days=()):
     """A SparkSession with Delta: local[*] unless SPARK_REMOTE (Spark Connect) or SPARK_MASTER is set
-    (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret. commits:
-    how many commits the session will write (a backfill's count); from spark_jvm.LASTING_RUNS on, its
-    driver gets Java's full JIT, which repays its compiling over that many (docs/session.md). days: the
-    days whose files it will read; from project_paths.BIG_FILES bytes of them on, it gets the full JIT too.
+    (docs/cluster.md); SPARK_AUTHENTICATE_SECRET turns on spark.authenticate with that secret.
+
+    The driver's JIT is chosen here, once for the JVM's life (docs/session.md). Left out, commits means a
+    session that lasts (a notebook's, a task's, your own script's): Java's full JIT, which makes every
+    big query faster. A one-shot script says how many commits it will write (load_day.py 1, check_day.py
+    0, a backfill its count) and keeps the quick start of Java's C1 compiler alone, unless that is
+    spark_jvm.LASTING_RUNS or more, or the files of its days hold project_paths.BIG_FILES bytes or more,
+    or the process is a Jupyter kernel, IPython or Python's prompt (spark_jvm.interactive).
 
     In the session it returns, the name orders_daily is the table below the project root whenever
     the table exists (spark.table("orders_daily"), spark.sql("... FROM orders_daily")), at its newest

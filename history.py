@@ -85,7 +85,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        for entry in table_history(delta_spark("history"), args.limit):
+        for entry in table_history(delta_spark("history", commits=0), args.limit):
             print(json.dumps(entry, sort_keys=True) if args.json else history_line(entry))
         return 0
     return run_main(body, args.verbose)

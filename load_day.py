@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)  # a bad date is a usage error before Spark starts
 
     def body():
-        print(load_retrying(delta_spark("load_day", days=[day_loaded_by(args.run_date)]), args.run_date))
+        print(load_retrying(delta_spark("load_day", commits=1, days=[day_loaded_by(args.run_date)]), args.run_date))
         return 0
     return run_main(body, args.verbose)
 

@@ -69,7 +69,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        print(partition_by_day(delta_spark("partition_table")))
+        print(partition_by_day(delta_spark("partition_table", commits=1)))
         return 0
     return run_main(body, args.verbose)
 

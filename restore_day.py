@@ -123,7 +123,7 @@ def main(argv=None) -> int:
     first_day, last_day = day_loaded_by(args.first), day_loaded_by(args.last)
 
     def body():
-        spark = delta_spark("restore_day")
+        spark = delta_spark("restore_day", commits=1)
         if args.dry_run:
             print("\n".join(dry_run(spark, first_day, last_day, args.version)))
         else:

@@ -1,13 +1,14 @@
-"""Benchmark of issue 33 (checks inside Spark): the toolkit against plain Spark's minimal load, side by side.
+"""Benchmark of the checks inside Spark: the toolkit against plain Spark's minimal load, side by side.
 
     python bench/bench_engine.py                   # every part, each in a process of its own
     python bench/bench_engine.py --only big-day    # or crossover, year, september
+    python bench/bench_engine.py --only big-day --session untold    # one kind of session only
 
-Rough times on 2 cores: crossover 4 minutes, big-day 3, year 8, september 12. Each part but september
+Rough times on 2 cores: crossover 4 minutes, big-day 6, year 8, september 12. Each part but september
 works in a temporary root, in one Spark session. Its ways alternate (a, b, a, b); a ratio compares each
 way's best try of the same run. The references (engine_refs.py) write
 tables of their own, never orders_daily. A try's line ends with the peak memory (VmHWM) of Python and
-of the driver's JVM, reset before each try where Linux allows it.
+of the driver's JVM, reset before each try where Linux allows it (side_by_side.py).
 
 crossover: the check of one day's file alone, Python's (read_day_file) against Spark's
 (checked_in_spark), alternating, on days of 25,000 to 400,000 orders, in a session with Java's full JIT
@@ -15,7 +16,10 @@ crossover: the check of one day's file alone, Python's (read_day_file) against S
 big-day: a day of 1,000,000 orders (bench_scale.py's file), after a small day. The toolkit's load_day
 then check_day, against plain Spark reading the file with the table's schema, replacing the day
 (replaceWhere on a DATE literal) and counting; target 1.5x. Then delta-rs twice, if deltalake is
-installed (requirements/bench.txt): a write, a count and a check that no order id repeats.
+installed (requirements/bench.txt): a write, a count and a check that no order id repeats. It runs in
+three kinds of session, each in a process of its own (SESSIONS): made with no days, as a notebook makes
+it; made knowing its day, as load_day.py makes it; and with Java's C1 compiler alone whatever it was told,
+as a notebook's was before sessions that last got the full JIT (docs/session.md).
 year: 365 days of 10,000 orders (bench_commits.py's big-year files), after a warm-up. The toolkit's
 backfill in one commit against plain Spark's one replaceWhere commit of the 365 files, each try into
 an empty table; target 1.5x.
@@ -37,68 +41,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_commits import YEAR, YEAR_RUNS, peak_mb, timed_backfill, write_big_days  # noqa: E402
+from bench_commits import YEAR, YEAR_RUNS, timed_backfill, write_big_days  # noqa: E402
 from bench_scale import BIG_DAY, BIG_ROWS, write_big_day  # noqa: E402
 from check_day import check_day  # noqa: E402
-from delta_session import delta_spark  # noqa: E402
+from delta_session import delta_spark, session  # noqa: E402
+from shoptoolkit.table import named_table  # noqa: E402
 from engine_refs import plain_day, plain_days, plain_days_anew, rs_day, rs_missing  # noqa: E402
 from load_day import load_day  # noqa: E402
 from make_days import make_days  # noqa: E402
 from shoptoolkit.project_paths import day_file, root_at  # noqa: E402
 from shoptoolkit.run_args import run_dates  # noqa: E402
+from side_by_side import best, other_tree, shown_mb, tries  # noqa: E402
 
 BIG_RUN = BIG_DAY + dt.timedelta(days=1)
 TARGET = 1.5  # issue 33: the toolkit's time at most 1.5 times plain Spark's
 BEFORE = "1e73928"  # the last commit whose every check ran in Python (its Spark path switched off)
-
-
-def jvm_pid():
-    """The driver's JVM: the child of this process whose command line names java (pyspark starts
-    spark-submit, which execs java), or None (a Spark Connect session has no JVM here)."""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            if parent == os.getpid() and b"java" in (stat.parent / "cmdline").read_bytes():
-                return int(stat.parent.name)
-        except (OSError, IndexError, ValueError):  # a process that ended meanwhile
-            continue
-    return None
-
-
-def reset_peaks() -> bool:
-    """Start the peak memory (VmHWM) of this process and of its JVM again from their present size (5 into
-    /proc/PID/clear_refs); False where that is not allowed."""
-    try:
-        for pid in (os.getpid(), jvm_pid()):
-            if pid is not None:
-                Path(f"/proc/{pid}/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
-def shown_mb(mb) -> str:
-    return "-" if mb is None else f"{mb:,.0f} MB"
-
-
-def tries(ways: dict, rounds: int = 2) -> dict:
-    """Each way rounds times, alternating (a, b, a, b), a line a try. A way returns (seconds, what to add
-    to its line). Return {way: [(seconds, Python's peak MB, the JVM's peak MB or None), ...]}."""
-    found = {name: [] for name in ways}
-    for number in range(1, rounds + 1):
-        for name, way in ways.items():
-            fresh = reset_peaks()
-            seconds, detail = way()
-            jvm = jvm_pid()
-            found[name].append((seconds, peak_mb(os.getpid()), peak_mb(jvm) if jvm else None))
-            since = "" if fresh else " since the process began"
-            print(f"  {name}, try {number}: {seconds:.1f} s{detail}; peak memory{since}: Python "
-                  f"{shown_mb(found[name][-1][1])}, JVM {shown_mb(found[name][-1][2])}", flush=True)
-    return found
-
-
-def best(found: dict, name: str) -> float:
-    return min(seconds for seconds, _, _ in found[name])
 
 
 def against_plain(found: dict) -> list:
@@ -124,15 +81,15 @@ def toolkit_day(spark, run_date) -> tuple:
     return ended - began, f" (load {loaded - began:.1f} s, check {ended - loaded:.1f} s)"
 
 
-def big_day(spark) -> list:
+def big_day(spark, kind: str = "told") -> list:
     make_days()
     load_day(spark, "2026-09-02")  # as bench_scale.py: a warm-up, and a table holding a small day
     plain_day(spark, dt.date(2026, 9, 1))  # the same small day in plain Spark's table
     write_big_day(BIG_DAY, BIG_ROWS)  # make_days wrote a small 15 September over it
     found = tries({"toolkit": partial(toolkit_day, spark, BIG_RUN),
                    "plain Spark": partial(plain_day, spark, BIG_DAY)})
-    if rs_missing():
-        return against_plain(found) + [f"delta-rs skipped: {rs_missing()}"]
+    if kind != "told" or rs_missing():
+        return against_plain(found) + ([f"delta-rs skipped: {rs_missing()}"] if rs_missing() else [])
     rust = best(tries({"delta-rs": partial(rs_day, BIG_RUN)}), "delta-rs")
     return against_plain(found) + [f"reference, delta-rs (no JVM), with a count and an id check: {rust:.1f} s"]
 
@@ -179,19 +136,13 @@ def september_side_by_side(against: str) -> None:
     """bench_commits.py's september part (a commit a run, then one commit, after its warm-up), in this
     tree and in a checkout of against (the toolkit before its checks moved into Spark), alternating,
     each in a process of its own; its two figures side by side."""
-    with tempfile.TemporaryDirectory() as folder:
-        before = Path(folder) / "before"
-        subprocess.run(["git", "worktree", "add", "--detach", str(before), against], cwd=ROOT, check=True,
-                       capture_output=True)
-        try:
-            found = {against: [], "this tree": []}
-            for _ in range(2):
-                for name, tree in ((against, before), ("this tree", ROOT)):
-                    found[name].append(september_figures(tree))
-                    print(f"  {name}: a commit a run {found[name][-1][0]:.1f} s, one commit "
-                          f"{found[name][-1][1]:.1f} s", flush=True)
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT, check=True)
+    with other_tree(ROOT, against) as before:
+        found = {against: [], "this tree": []}
+        for _ in range(2):
+            for name, tree in ((against, before), ("this tree", ROOT)):
+                found[name].append(september_figures(tree))
+                print(f"  {name}: a commit a run {found[name][-1][0]:.1f} s, one commit "
+                      f"{found[name][-1][1]:.1f} s", flush=True)
     for way, place in (("a commit a run", 0), ("one commit", 1)):
         old, new = (min(tries[place] for tries in found[name]) for name in (against, "this tree"))
         print(f"September, {way}: {new:.1f} s against {old:.1f} s at {against}: {(new / old - 1) * 100:+.1f}% "
@@ -211,6 +162,8 @@ PARTS = {"crossover": crossover, "big-day": big_day, "year": year}
 # Sessions as the scripts start theirs: load_day.py's for the big day; backfill.py's for the rest, whose
 # one commit keeps C1 only and whose 30 commits a run get Java's full JIT (backfill.commit_count).
 COMMITS = {"crossover": 30, "big-day": 1, "year": 1}
+SESSIONS = {"untold": "made with no days, as a notebook's", "told": "made knowing its days, as its script's",
+            "c1": "Java's C1 compiler alone, as a notebook's was before"}
 # The days whose files a part's session reads as its script's would be told (delta_spark's days): the
 # big day's and the year's get the full JIT, as load_day.py's and backfill.py's do for them.
 DAYS = {"big-day": [BIG_DAY], "year": list(run_dates(*YEAR))}
@@ -226,22 +179,50 @@ def top_line() -> str:
             f"{changed}, load average {loads}")
 
 
-def run_part(name: str) -> None:
-    print(f"== {name}: {top_line()}", flush=True)
+def part_session(name: str, kind: str):
+    """The part's session: told (as its script makes it: COMMITS and DAYS), untold (no count, no days, as
+    a notebook makes it), or c1 (Java's C1 compiler alone, whatever it was told)."""
+    app = f"bench_engine_{name}"
+    if kind == "c1":
+        return named_table(session(app, full_jit=False))
+    if kind == "untold":
+        return delta_spark(app)
+    return delta_spark(app, commits=COMMITS[name], days=DAYS.get(name, ()))
+
+
+def run_part(name: str, kind: str = "told") -> None:
+    print(f"== {name}, session {kind} ({SESSIONS[kind]}): {top_line()}", flush=True)
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder, root_at(folder):
         if name in ("big-day", "year"):  # its files, written before the session starts, as a script finds them
             write_big_day(BIG_DAY, BIG_ROWS) if name == "big-day" else write_big_days()
-        spark = delta_spark(f"bench_engine_{name}", commits=COMMITS[name], days=DAYS.get(name, ()))
-        print("\n".join(PARTS[name](spark)), flush=True)
+        spark = part_session(name, kind)
+        print("\n".join(PARTS[name](spark, kind) if name == "big-day" else PARTS[name](spark)), flush=True)
         spark.stop()
     loads = ", ".join(f"{load:.2f}" for load in os.getloadavg())
     print(f"== {name}: {time.perf_counter() - began:.0f} s in all; load average after {loads}", flush=True)
 
 
+def big_day_sessions() -> None:
+    """The big-day part in each kind of session, each in a process of its own, then their best tries."""
+    found = {}
+    for kind in SESSIONS:
+        done = subprocess.run([sys.executable, __file__, "--only", "big-day", "--session", kind],
+                              capture_output=True, text=True, check=True)
+        print(done.stdout, end="", flush=True)
+        times = re.search(r"toolkit ([0-9.]+) s against plain Spark ([0-9.]+) s", done.stdout)
+        found[kind] = float(times[1]), float(times[2])
+    (untold, plain_untold), (told, plain_told) = found["untold"], found["told"]
+    print(f"big day, load + check: a session made with no days {untold:.1f} s against one made knowing its "
+          f"day {told:.1f} s: {(untold / told - 1) * 100:+.1f}% (target within 10%: "
+          f"{'met' if untold <= 1.1 * told else 'not met'}); plain Spark {plain_untold:.1f} s and "
+          f"{plain_told:.1f} s; with C1 only {found['c1'][0]:.1f} s, plain Spark {found['c1'][1]:.1f} s", flush=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=[*PARTS, "september"], help="run one part only")
+    parser.add_argument("--session", choices=SESSIONS, help="big-day: one kind of session only (default: each)")
     parser.add_argument("--against", default=BEFORE, help=f"september's other tree (default {BEFORE})")
     args = parser.parse_args(argv)
     if args.only is None:  # each part in a process of its own: its own JVM, its own peak memory
@@ -251,7 +232,10 @@ def main(argv=None) -> int:
         print(f"== september: {top_line()}", flush=True)
         september_side_by_side(args.against)
         return 0
-    run_part(args.only)
+    if args.only == "big-day" and args.session is None:
+        big_day_sessions()
+        return 0
+    run_part(args.only, args.session or "told")
     return 0
 
 

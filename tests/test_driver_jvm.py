@@ -1,9 +1,13 @@
-"""A script's own Spark driver JVM: the class archive always, the quick JIT (C1 only) for a session of a
-few commits, and Java's full JIT for a lasting one (a backfill of spark_jvm.LASTING_RUNS commits or more,
-the suite's own session), where C2's faster code repays its compiling: delta_session.delta_spark decides."""
+"""A script's own Spark driver JVM: the class archive always, the quick JIT (C1 only) for a one-shot script
+of a few commits, and Java's full JIT for a lasting session (a backfill of spark_jvm.LASTING_RUNS commits or
+more, the suite's own, one whose caller gave no count, a kernel's or a prompt's), where C2's faster code
+repays its compiling: delta_session.delta_spark decides."""
 import datetime as dt
+import subprocess
+import sys
 
 from backfill import commit_count
+from conftest import ROOT
 from shoptoolkit.jvm.spark_jvm import LASTING_RUNS, QUICK_JIT, archive_path, java_options, lasting
 
 
@@ -11,6 +15,20 @@ def test_a_short_session_keeps_the_quick_jit_and_a_lasting_one_has_the_full_jit(
     archive = f"-XX:SharedArchiveFile={archive_path()}"  # make setup builds it
     assert java_options().split() == [QUICK_JIT, archive]
     assert java_options(lasting=True).split() == [archive]
+
+
+def test_a_session_lasts_unless_its_caller_says_it_is_for_fewer_than_fifteen_commits():
+    assert lasting() and lasting(None) and lasting(LASTING_RUNS)
+    assert not lasting(0) and not lasting(1) and not lasting(LASTING_RUNS - 1)
+
+
+def test_a_prompt_or_a_kernel_lasts_whatever_its_caller_said_and_a_script_does_not():
+    ask = "from shoptoolkit.jvm.spark_jvm import lasting; print('lasting', lasting(1))"
+    prompt = subprocess.run([sys.executable, "-i"], input=ask + "\n", capture_output=True, text=True, cwd=ROOT)
+    script = subprocess.run([sys.executable, "-c", ask], capture_output=True, text=True, cwd=ROOT)
+    kernel_like = subprocess.run([sys.executable, "-c", "import IPython\n" + ask], capture_output=True, text=True,
+                                 cwd=ROOT)
+    assert (prompt.stdout, script.stdout, kernel_like.stdout) == ("lasting True\n", "lasting False\n", "lasting True\n")
 
 
 def test_a_backfill_lasts_from_fifteen_run_dates():

@@ -21,6 +21,29 @@ FIRST_LOSES = (f"from pathlib import Path\nimport sys\nsys.path.insert(0, {str(R
                "from held_write import hold_first_run\n"
                "hold_first_run(Path('hold').resolve(), ['2026-09-02', '2026-09-03', '2026-09-04', '2026-09-05'])")
 
+# A cell after delta_spark('notebook'): the JVM's options, then a day of 5,000 orders (200 kB) on the Spark
+# path of the checks, its threshold lowered as tests/test_spark_check.py does, and Python's path made to fail.
+BIG_DAY_IN_SPARK = """\
+from check_day import check_day
+from load_day import load_day
+from shoptoolkit import day_compare, day_frames, spark_file_check
+from shoptoolkit.jvm.spark_jvm import QUICK_JIT
+from shoptoolkit.project_paths import day_file
+
+arguments = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+print("full JIT:", QUICK_JIT not in list(arguments))
+spark_file_check.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT = 100_000, 16_000
+
+def not_in_python(day):
+    raise AssertionError(f"{day}'s file was read in Python")
+spark_file_check.read_day_file = day_compare.read_day_file = not_in_python
+lines = [f"{500_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},2026-09-15T{i // 240:02d}:{i // 4 % 60:02d}:00"
+         for i in range(5000)]
+day_file("2026-09-15").write_text("order_id,customer_id,amount,ordered_at\\n" + "".join(f"{line}\\n" for line in lines))
+print(load_day(spark, "2026-09-16"))
+print(check_day(spark, "2026-09-16")[1])
+"""
+
 
 def run_notebook(nb, folder: Path) -> None:
     """Execute nb top to bottom in a kernel of this venv working in folder, the toolkit on its PYTHONPATH.
@@ -140,7 +163,12 @@ def test_a_first_cell_reads_orders_daily_by_name_right_after_delta_spark(septemb
         "spark = delta_spark('notebook')\n"
         "print(spark.table('orders_daily').count(),\n"
         "      spark.sql('SELECT count(DISTINCT order_date) AS days FROM orders_daily').first().days)")
-    nb = nbformat.v4.new_notebook(cells=[first])
+    nb = nbformat.v4.new_notebook(cells=[first, nbformat.v4.new_code_cell(BIG_DAY_IN_SPARK)])
     run_notebook(nb, september)
     assert printed(nb.cells[0]) == "130 30\n"
     assert [out.output_type for out in nb.cells[0].outputs] == ["stream"]
+    # A session made with no days, in a kernel, has Java's full JIT; a day on the Spark path runs in it.
+    assert printed(nb.cells[1]).splitlines() == [
+        "full JIT: True",
+        "run 2026-09-16 loaded 2026-09-15: 5000 rows, orders_daily has 5127",
+        "ok 2026-09-15: 5000 rows for the file's 5000 orders, 0 missing"]

@@ -30,6 +30,8 @@ QUICK_JIT = "-XX:TieredStopAtLevel=1"
 # A session for this many runs or more (a month's backfill, the test suite's) lasts long enough for
 # C2's faster code to repay its compiling: it gets Java's full JIT (docs/session.md).
 LASTING_RUNS = 15
+# Modules that only a person's own session imports: a Jupyter kernel or IPython, and their prompt.
+INTERACTIVE_MODULES = ("IPython", "ipykernel")
 
 
 def java_problem() -> str:
@@ -100,9 +102,18 @@ def archive_path() -> Path:
     return Path(sys.prefix) / "share" / "shop-toolkit" / f"spark-{spark}-delta-{delta}.jsa"
 
 
-def lasting(commits: int) -> bool:
-    """A session for LASTING_RUNS commits or more lasts long enough for Java's full JIT to pay back."""
-    return commits >= LASTING_RUNS
+def lasting(commits=None) -> bool:
+    """A session lasts long enough for Java's full JIT to pay back when it is for LASTING_RUNS commits or
+    more, when its caller did not say how many (a notebook's, a task's, a user's own script), and
+    whatever it was told when a person works in it (interactive())."""
+    return commits is None or commits >= LASTING_RUNS or interactive()
+
+
+def interactive() -> bool:
+    """This process is a Jupyter kernel, IPython or Python's own prompt (python, python -i): its session
+    lasts as long as the person at it, whatever its first call said."""
+    return (any(name in sys.modules for name in INTERACTIVE_MODULES) or hasattr(sys, "ps1")
+            or bool(sys.flags.interactive))
 
 
 def java_options(lasting: bool = False) -> str:

@@ -30,4 +30,4 @@ def read_all(spark):
 
 if __name__ == "__main__":
     set_root(sys.argv[sys.argv.index("--root") + 1])
-    print(json.dumps(read_all(delta_spark("fresh_read"))))
+    print(json.dumps(read_all(delta_spark("fresh_read", commits=0))))
