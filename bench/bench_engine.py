@@ -14,7 +14,7 @@ crossover: the check of one day's file alone, Python's (read_day_file) against S
 (checked_in_spark), alternating, on days of 25,000 to 400,000 orders, in a session with Java's full JIT
 (as a script's for a day from BIG_FILES on): the smallest day on which Spark's is the faster.
 big-day: a day of 1,000,000 orders (bench_scale.py's file), after a small day. The toolkit's load_day
-then check_day, against plain Spark reading the file with the table's schema, replacing the day
+then check_day, three tries each, against plain Spark reading the file with the table's schema, replacing the day
 (replaceWhere on a DATE literal) and counting; target 1.5x. Then delta-rs twice, if deltalake is
 installed (requirements/bench.txt): a write, a count and a check that no order id repeats. It runs in
 three kinds of session, each in a process of its own (SESSIONS): made with no days, as a notebook makes
@@ -87,7 +87,7 @@ def big_day(spark, kind: str = "told") -> list:
     plain_day(spark, dt.date(2026, 9, 1))  # the same small day in plain Spark's table
     write_big_day(BIG_DAY, BIG_ROWS)  # make_days wrote a small 15 September over it
     found = tries({"toolkit": partial(toolkit_day, spark, BIG_RUN),
-                   "plain Spark": partial(plain_day, spark, BIG_DAY)})
+                   "plain Spark": partial(plain_day, spark, BIG_DAY)}, 3)
     if kind != "told" or rs_missing():
         return against_plain(found) + ([f"delta-rs skipped: {rs_missing()}"] if rs_missing() else [])
     rust = best(tries({"delta-rs": partial(rs_day, BIG_RUN)}), "delta-rs")
