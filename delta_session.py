@@ -73,7 +73,7 @@ def own_session(app_name: str, lasting: bool = False):
         builder = builder.config(key, value)
     builder = with_delta_jars(builder)
     try:
-        with jvm_output_to_log():
+        with jvm_output_to_log(), jvm_output_to_log(fd=1):  # the JVM's stdout too: Delta's VACUUM prints
             return builder.getOrCreate()
     except Exception as error:
         raise ToolkitError(start_failure(master, error)) from error

@@ -9,15 +9,19 @@ A commit of another writer ends with its user metadata instead of the load's run
 restore_day.py's `version 31 | WRITE | order_date = DATE'2026-09-15' | 3 | restore_day: 2026-09-15 from version 29`.
 A commit of many days (backfill.py --days-per-commit) names them as a range and a count, e.g.
 `version 0 | WRITE | order_date IN 30 days 2026-09-01 .. 2026-09-30 | 130 | runs 2026-09-02 .. 2026-10-01 | 30 files`;
---json shows each day's lineage. The version is what restore_day.py --version takes.
+--json shows each day's lineage. The version is what restore_day.py --version takes. upkeep.py's
+compaction of a month says so (`upkeep: compacted 2026-09, the lineage of 30 days kept`); once upkeep.py
+has set the table's undo window, a last line says from which version restore_day.py can surely go back.
 """
 import argparse
+import datetime as dt
 import json
 
 from delta_session import delta_spark, history_frame, orders_table
 from shoptoolkit.errors import run_main
 from shoptoolkit.run_args import add_root, add_verbose
 from shoptoolkit.table_schema import PARTITION_COLUMN
+from shoptoolkit.undo_window import shown_window, table_window, window_start
 
 
 def table_history(spark, limit: int = 10) -> list:
@@ -60,7 +64,9 @@ def history_line(entry: dict) -> str:
         predicate = f"{PARTITION_COLUMN} IN {len(days)} days {days[0]['day']} .. {days[-1]['day']}"
     fields = [f"version {entry['version']}", entry["operation"], predicate, str(entry["rows_written"])]
     lineage = entry["lineage"]
-    if days:
+    if days and lineage.get("upkeep"):
+        fields.append(f"upkeep: {lineage['upkeep']}, the lineage of {len(days)} days kept")
+    elif days:
         fields += [f"runs {days[0]['run_date']} .. {days[-1]['run_date']}", f"{len(days)} files"]
     elif lineage:
         fields += [f"run {lineage.get('run_date', '?')}", f"file {lineage.get('sha256', '?')[:12]}"]
@@ -85,8 +91,14 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        for entry in table_history(delta_spark("history", commits=0), args.limit):
+        spark = delta_spark("history", commits=0)
+        for entry in table_history(spark, args.limit):
             print(json.dumps(entry, sort_keys=True) if args.json else history_line(entry))
+        window = table_window(spark)
+        if window and not args.json:
+            version, since = window_start(spark, window, dt.datetime.now(dt.timezone.utc))
+            print(f"undo window {shown_window(window)}: restore_day.py can go back to version {version} "
+                  f"({since:%Y-%m-%d %H:%M} UTC) or later")
         return 0
     return run_main(body, args.verbose)
 

@@ -9,20 +9,25 @@ versions. Delta's time travel reads the days at version N, and one replaceWhere 
 writes them back: other days are untouched, and a day that had no rows at version N is removed.
 The commit's user metadata says what it was (`restore_day: 2026-09-15 from version 29`); history.py
 shows it. A restore that loses a write conflict is tried again (retry.py).
-Refused in one line, exit 1, nothing written: a version the table does not have, or one whose data
-files VACUUM has removed (the line says which versions can still be read).
+Refused in one line, exit 1, nothing written: a version the table does not have, one whose data
+files VACUUM has removed (the line says which versions can still be read), or one committed before the
+undo window upkeep.py set on the table (the line says from which version on it can go back, as
+history.py's last line does).
 """
 import argparse
+import datetime as dt
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from delta_session import TABLE, delta_spark, history_frame, orders_table, table_at_version, table_version
+from shoptoolkit.conflicts import error_class
 from shoptoolkit.errors import ToolkitError, run_main
 from shoptoolkit.lineage import days_label, restore_note
 from shoptoolkit.project_paths import table_path
 from shoptoolkit.retry import print_now, retrying
 from shoptoolkit.run_args import add_root, add_verbose, check_range, day_loaded_by, parse_date, run_dates
 from shoptoolkit.table_schema import PARTITION_COLUMN
+from shoptoolkit.undo_window import BEYOND_WINDOW, shown_window, table_window, window_start
 
 def days_predicate(first_day, last_day) -> str:
     """The replaceWhere of the days: one day, or the range."""
@@ -42,9 +47,27 @@ def readable_from(spark, newest: int, after: int) -> int:
     """The oldest version of the unbroken run of readable versions that ends at newest, looking no
     further back than after + 1 (older versions may be readable again: their files were never rewritten)."""
     oldest = newest
-    while oldest - 1 > after and not missing_files(spark, oldest - 1)[0]:
+    while oldest - 1 > after and readable(spark, oldest - 1):
         oldest -= 1
     return oldest
+
+
+def readable(spark, version: int) -> bool:
+    """Delta time travels to version, and VACUUM has left all its files."""
+    try:
+        return not missing_files(spark, version)[0]
+    except Exception as error:
+        if not error_class(error).startswith(BEYOND_WINDOW):
+            raise
+        return False
+
+
+def beyond_window(spark, version: int) -> ToolkitError:
+    """The refusal of a version committed before the table's undo window (Delta's own refusal)."""
+    window = table_window(spark)
+    start, since = window_start(spark, window, dt.datetime.now(dt.timezone.utc))
+    return ToolkitError(f"version {version} is older than {TABLE}'s undo window of {shown_window(window)}: "
+                        f"restore_day.py can go back to version {start} ({since:%Y-%m-%d %H:%M} UTC) or later")
 
 
 def check_version(spark, version: int) -> None:
@@ -55,7 +78,12 @@ def check_version(spark, version: int) -> None:
     if not oldest <= version <= newest:
         raise ToolkitError(f"version {version} does not exist: {TABLE} has versions {oldest} to {newest} "
                            f"(python history.py lists them)")
-    gone, count = missing_files(spark, version)
+    try:
+        gone, count = missing_files(spark, version)
+    except Exception as error:
+        if not error_class(error).startswith(BEYOND_WINDOW) or not table_window(spark):
+            raise
+        raise beyond_window(spark, version) from None
     if gone:
         first = readable_from(spark, newest, version)
         raise ToolkitError(f"version {version} cannot be read: VACUUM removed {len(gone)} of its {count} "

@@ -1,5 +1,5 @@
-"""The settings shop_daily.py, shop_backfill.py and sdp_nightly.py share, read from the environment when
-a DAG file is parsed: where the project is, which Python runs its scripts, how often a task is tried
+"""The settings shop_daily.py, shop_backfill.py, shop_upkeep.py and sdp_nightly.py share, read from the
+environment when a DAG file is parsed: where the project is, which Python runs its scripts, how often a task is tried
 again, and the shell line that runs a script (on a warm Spark Connect server when one is set).
 
     SHOP_HOME                  project folder (default: the folder above dags/)

@@ -11,9 +11,10 @@ ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]")
 # ConcurrentDeleteRead/DeleteDelete (the winner removed files this write read or removes too, as a
 # restore that empties a day does), and ProtocolChangedException: two first loads both creating the
 # table, the loser's version 0 refused (the winner's holds the one protocol and metadata); its retry
-# finds the table and writes its day into it.
+# finds the table and writes its day into it. MetadataChangedException: upkeep.py set the table's undo
+# window (its properties) while this write was under way; nothing of it landed either.
 WRITE_CONFLICTS = ("DELTA_CONCURRENT_APPEND", "DELTA_CONCURRENT_DELETE_READ", "DELTA_CONCURRENT_DELETE_DELETE",
-                   "DELTA_PROTOCOL_CHANGED")
+                   "DELTA_PROTOCOL_CHANGED", "DELTA_METADATA_CHANGED")
 
 
 def error_class(error: BaseException) -> str:

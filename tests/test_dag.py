@@ -54,14 +54,14 @@ def shop_daily(airflow_home, monkeypatch):
 def test_dags_folder_holds_shop_daily_and_its_databricks_twin_and_parses_without_errors(airflow_home):
     bag = parse_dags()
     assert bag.import_errors == {}
-    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_backfill", "shop_daily", "shop_daily_databricks"]
+    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_backfill", "shop_daily", "shop_daily_databricks", "shop_upkeep"]
 
 
 def test_without_the_databricks_provider_shop_daily_still_parses_and_the_error_names_the_fix(
         airflow_home, monkeypatch):
     monkeypatch.setitem(sys.modules, RUN_NOW, None)  # what an import finds when the package is missing
     bag = parse_dags()
-    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_backfill", "shop_daily"]
+    assert sorted(bag.dag_ids) == ["sdp_nightly", "shop_backfill", "shop_daily", "shop_upkeep"]
     assert list(bag.import_errors) == [str(DAGS / "shop_daily_databricks.py")]
     assert "needs apache-airflow-providers-databricks: make databricks-setup" in \
         bag.import_errors[str(DAGS / "shop_daily_databricks.py")]
@@ -124,11 +124,12 @@ def test_with_a_warm_server_tasks_pass_its_address_on_at_run_time_not_in_the_com
     assert done.stdout == "sc://localhost:15002/;token=secret-token\n"
 
 
-def test_parsing_the_dag_file_imports_no_spark(airflow_home):
+@pytest.mark.parametrize("dag_file", ["shop_daily.py", "shop_upkeep.py"])
+def test_parsing_the_dag_file_imports_no_spark(airflow_home, dag_file):
     # A separate interpreter: this test session may already hold pyspark for the core's tests.
     code = ("import runpy, sys; runpy.run_path(sys.argv[1]); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'delta', 'py4j')))")
-    out = subprocess.run([sys.executable, "-c", code, str(DAGS / "shop_daily.py")],
+    out = subprocess.run([sys.executable, "-c", code, str(DAGS / dag_file)],
                          capture_output=True, text=True, env=dict(os.environ), check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
@@ -280,7 +281,6 @@ def test_a_param_cannot_reach_the_shell_as_a_command(shop_backfill, tmp_path):
     assert done.stderr == f"error: param 'first' is \"2026-09-02'; touch injected; echo '\", not a date " \
                           f"YYYY-MM-DD: {TRIGGER}\n"
     assert list(tmp_path.iterdir()) == []
-
 
 
 def test_shop_backfill_takes_as_many_runs_as_backfill_py_takes_without_allow_long(shop_backfill):

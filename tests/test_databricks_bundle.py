@@ -32,7 +32,7 @@ def tasks_by_key(job) -> dict:
 def test_every_job_builds_with_the_bundle_model_and_every_key_is_known(bundle):
     assert unknown_keys(bundle) == []
     jobs = bundle["resources"]["jobs"]
-    assert list(jobs) == ["shop_daily", "shop_backfill", "sdp_nightly", "sdp_full_refresh"]
+    assert list(jobs) == ["shop_daily", "shop_backfill", "shop_upkeep", "sdp_nightly", "sdp_full_refresh"]
     for name, settings in jobs.items():
         assert build_job(name, settings).name == name
     assert list(bundle["resources"]["pipelines"]) == ["shop_orders"]

@@ -11,7 +11,7 @@ from conftest import ROOT
 # What `ls` shows at the top of a fresh clone: the scripts a user types, the one helper they share,
 # and the folders and files a user opens.
 SCRIPTS = {"make_days", "load_day", "check_day", "check_month", "backfill", "parallel", "history", "restore_day",
-           "partition_table", "spark_server", "run_pipeline", "check_pipeline", "failed_day"}
+           "partition_table", "spark_server", "run_pipeline", "check_pipeline", "failed_day", "upkeep"}
 TOP = {f"{name}.py" for name in SCRIPTS | {"delta_session"}} | {
     "landing", "tests", "requirements.txt", "requirements", "README.md", "Makefile", "databricks.yml", "dags",
     "pipelines", "notebooks", "docs", "bench", "shoptoolkit"}
@@ -23,11 +23,11 @@ JVM = {"shoptoolkit.jvm.spark_jvm", "shoptoolkit.jvm.expression_mode", "shoptool
 HELPERS = {f"shoptoolkit.{name}" for name in (
     "table_schema", "errors", "conflicts", "project_paths", "retry", "run_args", "delta_log_check",
     "day_file_check", "day_frames", "csv_sql", "file_scan", "spark_file_check", "first_load", "spark_settings", "table",
-    "connect_client", "connect_server", "pipeline_setup", "pipeline_port")} | JVM
+    "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window")} | JVM
 MACHINERY = {f"shoptoolkit.{name}" for name in ("day_compare", "lineage", "late_clash", "commit_ids", "load_days",
-                                                 "day_states", "month_calendar", "reprocess")}
+                                                 "day_states", "month_calendar", "reprocess", "compaction")}
 SESSION = {"delta_session"}
-DAYS = {"make_days", "load_day", "check_day", "restore_day", "partition_table", "history", "failed_day"}
+DAYS = {"make_days", "load_day", "check_day", "restore_day", "partition_table", "history", "failed_day", "upkeep"}
 DRIVERS = {"backfill", "parallel", "check_month", "spark_server", "run_pipeline", "check_pipeline"}
 BANDS = [HELPERS, MACHINERY, SESSION, DAYS, DRIVERS]
 MAX_FILE_LINES = 200
@@ -88,3 +88,8 @@ def test_a_module_reads_in_a_screen_or_two(path):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
     assert long == [], f"{path.name}: functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *sorted((ROOT / "bench").glob("*.py"))], ids=module_name)
+def test_the_readme_and_each_benchmark_stay_within_250_lines(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 250

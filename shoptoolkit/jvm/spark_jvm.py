@@ -30,8 +30,6 @@ QUICK_JIT = "-XX:TieredStopAtLevel=1"
 # A session for this many runs or more (a month's backfill, the test suite's) lasts long enough for
 # C2's faster code to repay its compiling: it gets Java's full JIT (docs/session.md).
 LASTING_RUNS = 15
-# Modules that only a person's own session imports: a Jupyter kernel or IPython, and their prompt.
-INTERACTIVE_MODULES = ("IPython", "ipykernel")
 
 
 def java_problem() -> str:
@@ -111,9 +109,11 @@ def lasting(commits=None) -> bool:
 
 def interactive() -> bool:
     """This process is a Jupyter kernel, IPython or Python's own prompt (python, python -i): its session
-    lasts as long as the person at it, whatever its first call said."""
-    return (any(name in sys.modules for name in INTERACTIVE_MODULES) or hasattr(sys, "ps1")
-            or bool(sys.flags.interactive))
+    lasts as long as the person at it, whatever its first call said. IPython imported is not enough:
+    pyspark imports it to name an error's call site; its shell (get_ipython()) runs only in IPython."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return shell is not None or hasattr(sys, "ps1") or bool(sys.flags.interactive)
 
 
 def java_options(lasting: bool = False) -> str:
@@ -131,22 +131,27 @@ class jvm_output_to_log:
 
     The JVM inherits this process's stderr when it starts; pointing fd 2 at the log file for
     that moment keeps the scripts' terminal output to their own lines. SHOP_VERBOSE=1 keeps it all.
+    fd=1 does the same for its stdout, where Delta prints some commands' own counts (VACUUM's
+    `Deleted N files and directories ...`), never one of the scripts' lines.
     """
+
+    def __init__(self, fd: int = 2):
+        self.fd, self.stream = fd, sys.stdout if fd == 1 else sys.stderr
 
     def __enter__(self):
         self.saved = None
         if os.environ.get("SHOP_VERBOSE"):
             return self
         spark_log().parent.mkdir(parents=True, exist_ok=True)
-        sys.stderr.flush()
-        self.saved = os.dup(2)
+        self.stream.flush()
+        self.saved = os.dup(self.fd)
         with open(spark_log(), "a") as log:
-            os.dup2(log.fileno(), 2)
+            os.dup2(log.fileno(), self.fd)
         return self
 
     def __exit__(self, *exc):
         if self.saved is not None:
-            sys.stderr.flush()
-            os.dup2(self.saved, 2)
+            self.stream.flush()
+            os.dup2(self.saved, self.fd)
             os.close(self.saved)
         return False
