@@ -73,6 +73,7 @@ bench: test-setup
 	$(PY) bench/bench_scale.py
 	$(PY) bench/bench_engine.py
 	$(PY) bench/bench_jit.py
+	$(PY) bench/bench_upkeep.py
 	$(PY) bench/bench_cluster.py
 
 bench-parallel: setup
