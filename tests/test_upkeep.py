@@ -156,3 +156,21 @@ def test_a_partitioned_table_gets_a_file_a_day(september, spark):
     assert table_rows(spark) == rows and snapshot_files(spark) == 30
     assert upkeep.upkeep(spark, "2026-10-01", vacuum=False)[0] == "2026-09: 30 files, nothing to compact"
     assert day_file(SEP_15).exists()
+
+
+def test_a_big_day_keeps_files_of_its_own_and_the_small_days_are_named():
+    """The plan alone (no Spark): a day of BIG_DAY_BYTES keeps its file, the month's others are replaced by
+    their days, and a file already compacted counts once."""
+    day = dt.date(2026, 9, 1)
+    files = [(f"day{number}", 1000, day + dt.timedelta(days=number), day + dt.timedelta(days=number))
+             for number in range(30)]
+    files[14] = ("big", compaction.BIG_DAY_BYTES, dt.date(2026, 9, 15), dt.date(2026, 9, 15))
+    plan = compaction.plan_of(day, files, partitioned=False)
+    assert (plan.big_days, len(plan.days), plan.files, plan.size, plan.target_files) == (
+        (dt.date(2026, 9, 15),), 29, 29, 29_000, 1)
+    assert plan.predicate().startswith("order_date IN (DATE'2026-09-01', DATE'2026-09-02', ")
+    assert "DATE'2026-09-15'" not in plan.predicate() and plan.worth_it()
+    whole = compaction.plan_of(day, [("month", 30_000, day, dt.date(2026, 9, 30))], partitioned=False)
+    assert (whole.files, whole.worth_it(), whole.predicate()) == (
+        1, False, "order_date >= DATE'2026-09-01' AND order_date <= DATE'2026-09-30'")
+    assert compaction.plan_of(day, files[:3], partitioned=True).target_files == 3
