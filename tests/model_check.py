@@ -6,9 +6,9 @@ toolkit and against a model in plain Python that knows what each must do (tests/
     python tests/model_check.py --history '{"seed": 11, "first": ..., "ops": [...]}'   # a printed replay
 
 A history is a few days of September 2026: the till writes, appends to, corrects, deletes, spoils and
-puts back files; load_day, check_day, check_month, backfill (its options), restore_day, partition_table
-and history run as functions in one shared session or as processes; two writers overlap; a writer is
-SIGKILLed at a random moment. After each operation the table, its history and what was printed are
+puts back files; load_day, check_day, check_month, backfill (its options), restore_day, partition_table,
+history and upkeep run as functions in one shared session or as processes; two writers overlap; a writer
+is SIGKILLed at a random moment. After each operation the table, its history and what was printed are
 compared with the model; a divergence is shrunk to the shortest history that shows it and printed
 with the commands that replay it. Exit 1 on a divergence.
 """

@@ -13,9 +13,10 @@ from model.till import SPOILS
 
 TILL = {"write": 4, "late": 5, "correct": 4, "delete": 2, "spoil": 5, "restore_file": 3}
 TOOLKIT = {"load": 8, "check_day": 4, "check_month": 3, "backfill": 8, "restore": 5, "partition": 1,
-           "history": 2, "writers": 3, "kill": 3}
+           "history": 2, "writers": 3, "kill": 3, "upkeep": 2}
 AS_PROCESS = 0.1  # the share of operations run as a script's process rather than its function
 KILLABLE = ("load", "backfill", "restore", "partition")
+SCRIPTS = ("load", "check_day", "check_month", "backfill", "restore", "partition", "history", "upkeep")
 
 
 def days_of(history: dict) -> list:
@@ -61,6 +62,9 @@ def toolkit_op(rng, kind: str, days: int) -> dict:
         return {"op": "restore", "first": first, "last": last, "back": back, "dry_run": rng.random() < 0.2}
     if kind == "history":
         return {"op": "history", "limit": rng.randint(1, 12)}
+    if kind == "upkeep":  # a day of October: September is a closed month
+        return {"op": "upkeep", "today": f"2026-10-{rng.randint(1, 31):02d}", "dry_run": rng.random() < 0.25,
+                "vacuum": rng.random() < 0.7}
     if kind == "writers":
         return {"op": "writers", "ops": [toolkit_op(rng, "load", days),
                                          rng.choice([toolkit_op(rng, "load", days), backfill_op(rng, days, True)])]}
@@ -75,7 +79,7 @@ def random_op(rng, days: int) -> dict:
     kinds = {**TILL, **TOOLKIT}
     kind = rng.choices(list(kinds), weights=list(kinds.values()))[0]
     op = till_op(rng, kind, days) if kind in TILL else toolkit_op(rng, kind, days)
-    if kind in ("load", "check_day", "check_month", "backfill", "restore", "partition", "history"):
+    if kind in SCRIPTS:
         op["process"] = rng.random() < AS_PROCESS
     return op
 
