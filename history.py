@@ -37,7 +37,14 @@ def commit_summary(commit) -> dict:
     lineage, note = user_metadata(commit.userMetadata or "")
     return {"version": commit.version, "timestamp": str(commit.timestamp),
             "operation": commit.operation, "predicate": clean_predicate(params.get("predicate", "")),
-            "rows_written": int(metrics.get("numOutputRows", 0)), "lineage": lineage, "note": note}
+            "rows_written": rows_written(metrics), "lineage": lineage, "note": note}
+
+
+def rows_written(metrics: dict) -> int:
+    """The rows the commit wrote for its own days. A replaceWhere that must rewrite a file shared with other
+    days (a compacted month on the unpartitioned table) copies their rows too: Delta counts those in
+    numOutputRows and again in numCopiedRows."""
+    return int(metrics.get("numOutputRows", 0)) - int(metrics.get("numCopiedRows", 0))
 
 
 def user_metadata(text: str) -> tuple:
