@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file, shown
@@ -55,6 +56,17 @@ def read_day_file(day: dt.date) -> DayFile:
     found.count = len(seen)
     found.lowest, found.highest = min(seen, default=None), max(seen, default=None)
     return found
+
+
+def fingerprint(path) -> tuple:
+    """(size, sha256, line 1's bytes without its LF) of a file, read a MiB at a time: no file is held
+    whole, whatever its size. The Spark path's hash (its lines are read by Spark, in splits)."""
+    digest, first = hashlib.sha256(), None
+    with open(path, "rb") as raw:
+        for chunk in iter(lambda: raw.read(1 << 20), b""):
+            digest.update(chunk)
+            first = first if first is not None else chunk.split(b"\n", 1)[0]  # a header is far under 1 MiB
+    return Path(path).stat().st_size, digest.hexdigest(), first or b""
 
 
 def decoded_lines(raw, path, digest=None, first: int = 1):

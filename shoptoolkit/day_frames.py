@@ -1,9 +1,8 @@
 """Day files as Spark reads them: the checked files of several days as one DataFrame, each file a task
-of its own; the lines of some files, read in splits (what the Spark check reads); their sizes and sha256.
+of its own; the lines of some files, read in splits (what the Spark check reads).
 
-    from shoptoolkit.day_frames import file_facts, read_days, split_lines
+    from shoptoolkit.day_frames import read_days, split_lines
     read_days(spark, [(day, found)])          # the orders of checked files, with their day
-    file_facts(spark, [path])                 # {day: (size, sha256, header)}
     split_lines(spark, [path])                # one row a line: its day, split, place in it, bytes, text
 
 Spark reads the files (Hadoop paths, read by the executors); only what a query collects comes back.
@@ -69,18 +68,6 @@ def split_size(spark, total: int) -> int:
     except Exception:  # a Spark Connect session has no SparkContext: as many splits as two cores take
         cores = 2
     return max(MIN_SPLIT, -(-total // (2 * cores)))
-
-
-def file_facts(spark, paths) -> dict:
-    """{day: (size, sha256, header)} of the files at paths, in one Spark query that reads each file whole
-    in a task (Spark's binaryFile source): sha256 of all its bytes, as hashlib gives it, and header, line
-    1's bytes without its LF. An empty file is left out (Spark lists no such file)."""
-    from pyspark.sql import functions as F
-    rows = (spark.read.format("binaryFile").load([str(path) for path in paths])
-            .select(F.regexp_extract("path", DAY_FILE_NAME, 1).alias("day"), "length", F.sha2("content", 256),
-                    F.substring_index(F.col("content").cast("string"), "\n", 1).cast("binary"))
-            .collect())
-    return {row[0]: (row[1], row[2], bytes(row[3])) for row in rows if row[1]}
 
 
 def split_lines(spark, paths):

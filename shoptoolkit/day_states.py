@@ -15,14 +15,13 @@ No scheduler database is read: each load records its file's sha256 in its commit
 after restore_day.py, a day's rows are those of the load it went back to, and its file is compared with that.
 """
 import datetime as dt
-import hashlib
 import math
 from dataclasses import dataclass
 
 from shoptoolkit.day_compare import (checked_file, compare_checked, compare_in_spark, day_verdict, rows_of_day,
                                      stored_ids, without_file)
+from shoptoolkit.day_record import file_sha256, recorded_checks
 from shoptoolkit.lineage import commit_loads, restored_by
-from shoptoolkit.project_paths import day_file
 from shoptoolkit.run_args import as_date, day_loaded_by, run_dates
 from shoptoolkit.spark_file_check import checked_in_spark, spark_sized
 from shoptoolkit.table import history_frame, table_exists
@@ -71,12 +70,6 @@ def latest_loads(spark, first_day, last_day) -> dict:
     return loads
 
 
-def file_sha256(day) -> str:
-    """The sha256 of day's landing file as load_day records it (all its bytes), '' when there is none."""
-    path = day_file(day)
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
-
-
 def state_of(day: dt.date, matches: bool, rows: int, sha_now: str, loaded: dict, today=None) -> str:
     if today is not None and day_loaded_by(as_date(today)) < day:
         return "future"
@@ -90,23 +83,27 @@ def state_of(day: dt.date, matches: bool, rows: int, sha_now: str, loaded: dict,
 
 
 def day_states(spark, first_day, last_day, today=None) -> list:
-    """The DayState of every day from first_day to last_day; today=None marks no day as future. A big
-    day's file is checked, hashed and compared inside Spark (all such days in one query)."""
+    """The DayState of every day from first_day to last_day; today=None marks no day as future. A day
+    its load's record proves (day_record.py) reads no data file; of the others, a big day's file is
+    checked, hashed and compared inside Spark (all such days in one query)."""
     days = run_dates(first_day, last_day)
-    big = [day for day in days if spark_sized([day])]
+    shas = {day: file_sha256(day) for day in days}
+    proven = recorded_checks(days, shas) if table_exists(spark) else {}
+    big = [day for day in days if day not in proven and spark_sized([day])]
     in_spark = checked_in_spark(spark, big) if big else {}
-    in_table = stored_ids(spark, days[0], days[-1], big) if table_exists(spark) else {}
+    in_table = stored_ids(spark, days[0], days[-1], big + list(proven)) if table_exists(spark) else {}
     loads = latest_loads(spark, days[0], days[-1])
     found = []
     for day in days:
-        if day in in_spark:
+        if day in proven:  # the record's rows are the file's orders, which the latest load recorded
+            (matches, message), rows, sha_now = proven[day], loads[day]["rows_written"], shas[day]
+        elif day in in_spark:
             matches, message, rows, sha_now = big_day(spark, day, in_spark[day])
         else:
             ids = in_table.get(day, [])
             in_file, why = checked_file(day)
             matches, message = compare_checked(day, in_file, why, ids)
-            # The check's one read hashed the file; only a file it refused (it stops at the bad line) is read again.
-            rows, sha_now = len(ids), in_file.sha256 if in_file else file_sha256(day)
+            rows, sha_now = len(ids), shas[day]
         loaded = loads.get(day, {})
         found.append(DayState(day, state_of(day, matches, rows, sha_now, loaded, today),
                               matches, message, rows, sha_now, loaded))

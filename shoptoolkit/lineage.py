@@ -2,7 +2,7 @@
 day states (the calendar, --reprocess), history.py and restore_day.py.
 
     load_day's commit      {"run_date": ..., "day": ..., "file": ..., "size": ..., "sha256": ..., "rows_read": ...,
-                            "rows_written": ...}
+                            "rows_written": ..., "lowest": ..., "highest": ...}   (the file's order ids' range)
     a commit of many days  {"days": [one such entry a day]}          (load_days.py)
     restore_day's commit   restore_day: 2026-09-15 from version 29    (or a range `A .. B`)
 """
@@ -20,9 +20,11 @@ NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? f
 
 
 def lineage_entry(run_date: dt.date, day: dt.date, found: DayFile) -> dict:
-    """What a load of one day wrote: its run, its day, and its file's size, sha256 and rows."""
+    """What a load of one day wrote: its run, its day, and its file's size, sha256, rows and order ids'
+    range (what check_day's shortcut, day_record.py, compares with the commit's file statistics)."""
     return {"run_date": str(run_date), "day": str(day), "file": shown(found.path), "size": found.size,
-            "sha256": found.sha256, "rows_read": found.count, "rows_written": found.count}
+            "sha256": found.sha256, "rows_read": found.count, "rows_written": found.count,
+            "lowest": found.lowest, "highest": found.highest}
 
 
 def lineage(run_date: dt.date, day: dt.date, found: DayFile) -> str:

@@ -10,13 +10,15 @@ file is missing or refused, or whose ids another day holds (in the table or earl
 commit: commit_ids.py), is left out: it keeps its old rows and its run fails with load_day's line.
 The other days land in one commit whose replaceWhere names exactly them (`order_date IN (DATE'...',
 ...)`) and whose user metadata holds each day's lineage; the commit lands whole or not at all. The
-loaded days are then checked against their files in one query.
+loaded days are then checked: from the commit's record in the Delta log (day_record.py), and those it
+does not prove against their files in one query.
 """
 import json
 
 from shoptoolkit.commit_ids import clashes_before, files_of, in_several_files, stored_elsewhere, without_clashes
 from shoptoolkit.day_compare import check_days
 from shoptoolkit.day_file_check import read_day_file
+from shoptoolkit.day_record import recorded_checks
 from shoptoolkit.day_frames import one_file_a_task, read_days
 from shoptoolkit.errors import ToolkitError, one_line
 from shoptoolkit.jvm.expression_mode import small_day_queries
@@ -108,7 +110,9 @@ def run_lines(spark, loaded, what: str) -> dict:
     found_days = [(day, found) for _, day, found in loaded]
     try:
         total = orders_table(spark).count()
-        verdicts = check_days(spark, found_days, read_days(spark, found_days))  # a lazy frame: read if used
+        verdicts = recorded_checks([day for day, _ in found_days], {day: found.sha256 for day, found in found_days})
+        rest = [(day, found) for day, found in found_days if day not in verdicts]  # the days the record does not prove
+        verdicts.update(check_days(spark, rest, read_days(spark, rest)) if rest else {})  # a lazy frame: read if used
     except Exception as error:  # the commit landed; its check could not run
         return {run_date: (False, f"run {run_date} loaded {day}, its check failed: {one_line(error)} ({what})")
                 for run_date, day, _ in loaded}

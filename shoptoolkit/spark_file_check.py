@@ -4,10 +4,11 @@
     found = checked_day(spark, "2026-09-15")    # a DayFile, or its file's refusal raised
     checked_in_spark(spark, days)               # {day: Checked} for the files of a commit
 
-From SPARK_CHECK_BYTES of files on (a day's, or a commit's together), Spark reads the files, through
-its own file system layer, in two queries: day_frames.file_facts (each file's size, sha256 and line 1,
-a task a file), then, once Python has checked each header, file_scan.count_lines (all the files in
-splits, several tasks a big file), which brings back a row a file: its lines, its ids' count and range,
+From SPARK_CHECK_BYTES of files on (a day's, or a commit's together), Python streams each file once
+for its size, sha256 and line 1 (day_file_check.fingerprint: a MiB at a time, no file held whole) and
+checks each header; then Spark reads the files, through its own file system layer, in one query,
+file_scan.count_lines (all the files in splits, several tasks a big file), which brings back a row a
+file: its lines, its ids' count and range,
 its first refused line and the first that opens a quoted field it does not close. Python then checks
 that one line with day_file_check's own functions, which word the refusal as the Python path does. No
 id and no other line comes back; a refused file may cost another query (file_scan.py).
@@ -17,9 +18,9 @@ import hashlib
 import math
 from dataclasses import dataclass
 
-from shoptoolkit.day_file_check import (DayFile, checked_order, decoded_lines, line_of_id, numbered_rows,
-                                        read_day_file, read_header, twice)
-from shoptoolkit.day_frames import file_facts, split_size
+from shoptoolkit.day_file_check import (DayFile, checked_order, decoded_lines, fingerprint, line_of_id,
+                                        numbered_rows, read_day_file, read_header, twice)
+from shoptoolkit.day_frames import split_size
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.file_scan import Scan, count_lines, first_twice, id_line, lines_from
 from shoptoolkit.project_paths import BIG_FILES, day_file, files_bytes
@@ -58,9 +59,10 @@ def checked_day(spark, day) -> DayFile:
 
 
 def checked_in_spark(spark, days) -> dict:
-    """{day: Checked} for the files of days (each must exist): their facts in one query, then all the
-    lines of the files whose header passes in another."""
-    facts = file_facts(spark, [day_file(day) for day in days])
+    """{day: Checked} for the files of days (each must exist): their facts streamed in Python, then all
+    the lines of the files whose header passes in one query."""
+    facts = {day: fingerprint(day_file(day)) for day in days}
+    facts = {str(day): found for day, found in facts.items() if found[0]}  # an empty file: empty_file
     split = split_size(spark, sum(size for size, _, _ in facts.values()))
     verdicts, scans = {}, []
     for day in days:

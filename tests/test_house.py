@@ -25,7 +25,8 @@ HELPERS = {f"shoptoolkit.{name}" for name in (
     "day_file_check", "day_frames", "csv_sql", "file_scan", "spark_file_check", "first_load", "spark_settings", "table",
     "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window")} | JVM
 MACHINERY = {f"shoptoolkit.{name}" for name in ("day_compare", "lineage", "late_clash", "commit_ids", "load_days",
-                                                 "day_states", "month_calendar", "reprocess", "compaction")}
+                                                 "day_states", "month_calendar", "reprocess", "compaction",
+                                                 "day_record")}
 SESSION = {"delta_session"}
 DAYS = {"make_days", "load_day", "check_day", "restore_day", "partition_table", "history", "failed_day", "upkeep"}
 DRIVERS = {"backfill", "parallel", "check_month", "spark_server", "run_pipeline", "check_pipeline"}

@@ -1,4 +1,5 @@
 """Day states from files, table and history; the month calendar; backfill --reprocess and --dry-run."""
+import csv
 import datetime as dt
 import hashlib
 import io
@@ -47,7 +48,13 @@ def test_history_json_gives_each_commits_lineage(september, spark, capsys):
     assert entry["lineage"] == {"run_date": "2026-10-01", "day": "2026-09-30",
                                 "file": "landing/orders/2026-09-30.csv",
                                 "size": day_file(last_day).stat().st_size, "sha256": sha256(last_day),
-                                "rows_read": 6, "rows_written": 6}
+                                "rows_read": 6, "rows_written": 6, "lowest": min(file_ids(last_day)),
+                                "highest": max(file_ids(last_day))}
+
+
+def file_ids(day) -> list:
+    with open(day_file(day), newline="") as rows:
+        return [int(row["order_id"]) for row in csv.DictReader(rows)]
 
 
 def test_late_order_makes_only_15_sep_changed_and_reprocess_changed_reruns_only_its_run(

@@ -53,9 +53,10 @@ class TableModel:
 
 def lineage_entry(run_date, day, lines) -> dict:
     """What a load of day from a file of these lines records (docs/reprocess.md)."""
-    count = len(check_file(day, lines).orders)
+    ids = [order[0] for order in check_file(day, lines).orders]
     return {"run_date": str(run_date), "day": str(day), "file": shown(day), "size": len(file_bytes(lines)),
-            "sha256": file_sha256(lines), "rows_read": count, "rows_written": count}
+            "sha256": file_sha256(lines), "rows_read": len(ids), "rows_written": len(ids),
+            "lowest": min(ids, default=None), "highest": max(ids, default=None)}
 
 
 def clashes(table: dict, day, orders) -> list:

@@ -1,0 +1,136 @@
+"""A day checked from its load's own record in the Delta log: no data file and no Spark query is read.
+
+    from shoptoolkit.day_record import recorded_checks
+    recorded_checks(["2026-09-15"])   # {date(2026, 9, 15): (True, "ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing")}
+
+The log's commits are read as JSON, newest first, back to the commit whose lineage (lineage.py) is the
+day's latest load. That load proves the day when:
+  - the landing file's sha256 is still the one it recorded;
+  - no later commit, of this toolkit or of any other Delta writer, added a file whose order_date range
+    takes in the day (or whose statistics are missing), nor removed a file of the day (a DELETE, an
+    UPDATE, a deletion vector, a replaceWhere, a compaction, a restore all do one or the other);
+  - the day's files of that commit (those whose order_date is the day alone) have their statistics, no
+    deletion vector, and together the rows (numRecords) and the order id range (min/max) the load
+    recorded for the file. A file of that commit that holds the day among others leaves the proof to a
+    load of one day (load_day), whose replaceWhere removed the day from every file it copied.
+Anything else (a gap in the log, a lineage older than the id range, a restore) proves nothing, and the
+caller compares by id as before; so it can only answer `ok`, with the line the compare prints.
+"""
+import json
+import re
+
+from shoptoolkit.day_compare import day_verdict
+from shoptoolkit.day_file_check import fingerprint
+from shoptoolkit.lineage import commit_loads, restored_by
+from shoptoolkit.project_paths import day_file, table_path
+from shoptoolkit.run_args import as_date
+from shoptoolkit.table_schema import PARTITION_COLUMN
+
+COMMIT = re.compile(r"\d{20}\.json")
+
+
+def file_sha256(day) -> str:
+    """The sha256 of day's landing file as a load records it (all its bytes), '' when there is none."""
+    path = day_file(day)
+    return fingerprint(path)[1] if path.exists() else ""
+
+
+def recorded_checks(days, shas: dict = None) -> dict:
+    """{day: (True, check line)} for the days of days that their load's record proves; shas: the files'
+    sha256 when the caller has them. The other days are left out."""
+    shas = shas or {}
+    open_days = {as_date(day): shas.get(day) or file_sha256(day) for day in days}
+    open_days = {day: sha for day, sha in open_days.items() if sha}
+    proven, removed = {}, set()
+    for actions in newest_commits(table_path() / "_delta_log"):
+        if not open_days:
+            break
+        adds = [action["add"] for action in actions if "add" in action]
+        loads, single, restored = commit_lineage(actions)
+        for day in list(open_days):
+            if day in loads:
+                verdict = proof(day, loads[day], single, adds, removed, open_days.pop(day))
+                proven.update({day: verdict} if verdict else {})
+            elif restored(day) or any(takes_in(add, day) for add in adds):
+                del open_days[day]
+        removed |= {action["remove"]["path"] for action in actions if "remove" in action}
+    return proven
+
+
+def newest_commits(log):
+    """Each commit's actions, newest first, while the log holds them without a gap and they read as JSON
+    (a damaged log is left to Spark's read, which refuses it in one line: delta_log_check.py)."""
+    versions = sorted((int(path.name[:20]) for path in log.glob("*.json") if COMMIT.fullmatch(path.name)),
+                      reverse=True)
+    for place, version in enumerate(versions):
+        path = log / f"{version:020d}.json"
+        if version != versions[0] - place or not path.exists():
+            return
+        try:
+            with open(path, encoding="utf-8") as lines:
+                actions = [json.loads(line) for line in lines if line.strip()]
+        except (OSError, ValueError):
+            return
+        yield actions
+
+
+def commit_lineage(actions) -> tuple:
+    """({day: lineage entry} of the commit's loads, whether it is load_day's commit of one day, and
+    whether a restore_day commit names a day: even one that wrote nothing for it ends the proof)."""
+    text = next((action["commitInfo"].get("userMetadata") for action in actions if "commitInfo" in action), None)
+    entries, restore = commit_loads(text or ""), restored_by(text or "")
+    try:
+        single = len(entries) == 1 and "days" not in json.loads(text)
+    except (TypeError, ValueError):
+        single = False
+    return ({as_date(entry["day"]): entry for entry in entries}, single,
+            lambda day: bool(restore) and restore[0] <= day <= restore[1])
+
+
+def day_span(add):
+    """(first, last) order_date of an added file, from its partition value or its statistics; None when unknown."""
+    value = (add.get("partitionValues") or {}).get(PARTITION_COLUMN)
+    if value:
+        return as_date(value), as_date(value)
+    stats = json.loads(add.get("stats") or "{}")
+    low = stats.get("minValues", {}).get(PARTITION_COLUMN)
+    high = stats.get("maxValues", {}).get(PARTITION_COLUMN)
+    return (as_date(low[:10]), as_date(high[:10])) if low and high else None
+
+
+def takes_in(add, day) -> bool:
+    span = day_span(add)
+    return span is None or span[0] <= day <= span[1]
+
+
+def proof(day, entry: dict, single: bool, adds: list, removed: set, sha_now: str):
+    """(True, line) when the load's commit proves day as the module's docstring says, else None."""
+    if entry.get("sha256") != sha_now or "lowest" not in entry:
+        return None
+    own = [add for add in adds if day_span(add) == (day, day)]
+    shared = [add for add in adds if add not in own and takes_in(add, day)]
+    if (shared and not single) or any(day_span(add) is None for add in shared):
+        return None
+    if any(add["path"] in removed or add.get("deletionVector") for add in own):
+        return None
+    counted = files_counted(own)
+    orders = entry["rows_written"]
+    if counted != (orders, entry["lowest"], entry["highest"]):
+        return None
+    return day_verdict(day, orders, orders, {})
+
+
+def files_counted(adds) -> tuple:
+    """(rows, lowest order id, highest) of files from their statistics; None when one lacks them."""
+    rows, ids = 0, []
+    for add in adds:
+        stats = json.loads(add.get("stats") or "{}")
+        if "numRecords" not in stats:
+            return None
+        rows += stats["numRecords"]
+        if stats["numRecords"]:
+            low, high = stats.get("minValues", {}).get("order_id"), stats.get("maxValues", {}).get("order_id")
+            if low is None or high is None:
+                return None
+            ids += [low, high]
+    return rows, min(ids, default=None), max(ids, default=None)
