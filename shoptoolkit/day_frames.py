@@ -61,13 +61,16 @@ def splits_of(spark, split: int):
 
 
 def split_size(spark, total: int) -> int:
-    """Bytes a split for reading total bytes of files: two splits a core (the executors' cores, as
-    Spark counts them), none under MIN_SPLIT."""
+    """Bytes a split for reading total bytes of files: two splits a core, none under MIN_SPLIT."""
+    return max(MIN_SPLIT, -(-total // (2 * session_cores(spark))))
+
+
+def session_cores(spark) -> int:
+    """The executors' cores, as Spark counts them (local[*]: the machine's; a cluster: its workers')."""
     try:
-        cores = spark.sparkContext.defaultParallelism
-    except Exception:  # a Spark Connect session has no SparkContext: as many splits as two cores take
-        cores = 2
-    return max(MIN_SPLIT, -(-total // (2 * cores)))
+        return spark.sparkContext.defaultParallelism
+    except Exception:  # a Spark Connect session has no SparkContext: count two cores
+        return 2
 
 
 def split_lines(spark, paths):

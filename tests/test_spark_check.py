@@ -25,6 +25,8 @@ from fingerprint import table_state
 from load_day import main as load_day_main
 from shoptoolkit import day_compare, day_frames, spark_file_check
 from shoptoolkit.day_file_check import CONTROL, read_day_file
+from shoptoolkit.day_record import recorded_checks
+from shoptoolkit.jvm import expression_mode
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file
 from test_bad_input import HEADER, REJECTED
@@ -105,10 +107,11 @@ def test_a_big_valid_day_loads_checks_ok_and_keeps_its_files_sha256(september, s
     assert [row for row in table_rows(spark) if row[4] != SEP_15] == others
     lineage = json.loads(history_frame(spark, 1).first().userMetadata)
     file_bytes = day_file(SEP_15).read_bytes()
-    assert (lineage["sha256"], lineage["size"], lineage["rows_read"]) == (
-        hashlib.sha256(file_bytes).hexdigest(), len(file_bytes), FILLER)
-    assert check_day(spark, "2026-09-16") == (
-        True, f"ok 2026-09-15: {FILLER} rows for the file's {FILLER} orders, 0 missing")
+    assert (lineage["sha256"], lineage["size"], lineage["rows_read"], lineage["lowest"], lineage["highest"]) == (
+        hashlib.sha256(file_bytes).hexdigest(), len(file_bytes), FILLER, 500_000, 500_000 + FILLER - 1)
+    ok = (True, f"ok 2026-09-15: {FILLER} rows for the file's {FILLER} orders, 0 missing")
+    assert recorded_checks([SEP_15]) == {SEP_15: ok}  # the record proves it, and the ids in Spark agree
+    assert check_day(spark, "2026-09-16") == ok and check_day(spark, "2026-09-16", deep=True) == ok
     assert check_month(spark, "2026-09") == (
         True, [f"ok 2026-09: all 30 days match their files, {127 + FILLER} orders"])
 
@@ -178,3 +181,16 @@ def test_the_pipelines_check_counts_and_sums_a_big_file_inside_spark(september, 
     assert check_pipeline.file_totals(spark, SEP_15) == ((FILLER, amount), "")
     day_file(SEP_15).write_bytes(with_filler(REJECTED["negative amount"][0]))
     assert check_pipeline.file_totals(spark, SEP_15) == (None, f"bad file ({python_refusal(SEP_15)})")
+
+
+def test_a_big_run_shuffles_in_two_partitions_a_core_and_a_small_one_in_two(september, spark, monkeypatch):
+    seen = []
+
+    @expression_mode.small_day_queries
+    def run(spark, run_date):
+        seen.append(spark.conf.get("spark.sql.shuffle.partitions"))
+    run(spark, "2026-09-16")
+    monkeypatch.setattr(expression_mode, "COMPILED_FROM", 1)  # September's few hundred bytes count as big
+    run(spark, "2026-09-16")
+    assert seen == ["2", str(2 * spark.sparkContext.defaultParallelism)]
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
