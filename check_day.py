@@ -18,7 +18,7 @@ from shoptoolkit.day_compare import (IDS_IN_PYTHON, checked_file, compare_checke
 from shoptoolkit.day_record import recorded_checks
 from shoptoolkit.errors import run_main
 from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
-from shoptoolkit.spark_file_check import spark_sized
+from shoptoolkit.file_check.in_spark import spark_sized
 from shoptoolkit.spark_settings import DATABRICKS_ENV
 
 

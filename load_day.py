@@ -11,14 +11,14 @@ import argparse
 import datetime as dt
 
 from delta_session import TABLE, delta_spark, new_table_layout, orders_table, small_day_queries, table_exists
-from shoptoolkit.day_file_check import DayFile, bad_line, read_orders
+from shoptoolkit.file_check.in_python import DayFile, bad_line, read_orders
 from shoptoolkit.errors import ToolkitError, run_main
 from shoptoolkit.late_clash import take_back_late_clashes, version_checked
 from shoptoolkit.lineage import lineage
 from shoptoolkit.project_paths import day_file, shown, table_path
 from shoptoolkit.retry import print_now, retrying
 from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
-from shoptoolkit.spark_file_check import checked_day, line_of
+from shoptoolkit.file_check.in_spark import checked_day, line_of
 from shoptoolkit.table import IDS_IN_QUERY
 from shoptoolkit.table_schema import PARTITION_COLUMN
 
@@ -64,7 +64,7 @@ def load_day(spark, run_date) -> str:
     day = day_loaded_by(run_date)
     if not day_file(day).exists():
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
-    found = checked_day(spark, day)  # in Python, or in Spark for a big file (spark_file_check.py)
+    found = checked_day(spark, day)  # in Python, or in Spark for a big file (file_check/in_spark.py)
     orders = read_orders(spark, found, day)
     checked_at = version_checked(spark)
     clash = clash_refusal(spark, found, orders, day)

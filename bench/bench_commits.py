@@ -28,7 +28,7 @@ from delta_session import delta_spark  # noqa: E402
 from shoptoolkit.project_paths import day_file, root_at, table_path  # noqa: E402
 from shoptoolkit.run_args import day_loaded_by, run_dates  # noqa: E402
 from backfill import backfill  # noqa: E402
-from shoptoolkit.day_file_check import read_day_file  # noqa: E402
+from shoptoolkit.file_check.in_python import read_day_file  # noqa: E402
 from make_days import clean_table, make_days  # noqa: E402
 from shoptoolkit.table_schema import columns_ddl  # noqa: E402
 

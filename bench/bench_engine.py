@@ -71,14 +71,17 @@ def against_plain(found: dict) -> list:
 
 
 def toolkit_day(spark, run_date) -> tuple:
-    """The toolkit's run: load_day, then check_day; (seconds, the load's and the check's times)."""
+    """The toolkit's run: load_day, then check_day (from the load's record); (seconds, the load's and the
+    check's times, and, outside the run's time, check_day's --deep comparison by id)."""
     began = time.perf_counter()
     load_day(spark, run_date)
     loaded = time.perf_counter()
     ok, checked = check_day(spark, run_date)
     assert ok, checked
     ended = time.perf_counter()
-    return ended - began, f" (load {loaded - began:.1f} s, check {ended - loaded:.1f} s)"
+    assert check_day(spark, run_date, deep=True) == (ok, checked)
+    deep = time.perf_counter() - ended
+    return ended - began, f" (load {loaded - began:.1f} s, check {ended - loaded:.2f} s; --deep {deep:.1f} s)"
 
 
 def big_day(spark, kind: str = "told") -> list:
@@ -101,8 +104,8 @@ def timed(check, day) -> tuple:
 
 
 def crossover(spark) -> list:
-    from shoptoolkit.day_file_check import read_day_file
-    from shoptoolkit.spark_file_check import checked_in_spark
+    from shoptoolkit.file_check.in_python import read_day_file
+    from shoptoolkit.file_check.in_spark import checked_in_spark
     def in_spark(day):
         return checked_in_spark(spark, [day])[day].found.count
     write_big_day(BIG_DAY, 100_000)

@@ -7,9 +7,9 @@ ids in the files of two of the commit's days, and which days a run one after ano
 passed: [(run date, day, DayFile)]. A file checked in Python brings its ids; one checked in Spark does
 not, and its ids are joined in Spark, so no set of every id comes to Python.
 """
-from shoptoolkit.day_file_check import bad_line
+from shoptoolkit.file_check.in_python import bad_line
 from shoptoolkit.day_frames import read_days
-from shoptoolkit.spark_file_check import line_of
+from shoptoolkit.file_check.in_spark import line_of
 from shoptoolkit.table import IDS_IN_QUERY, orders_table, table_exists
 from shoptoolkit.table_schema import PARTITION_COLUMN
 

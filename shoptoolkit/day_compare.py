@@ -6,10 +6,10 @@
 """
 from collections import Counter
 
-from shoptoolkit.day_file_check import read_day_file, read_orders
+from shoptoolkit.file_check.in_python import read_day_file, read_orders
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file
-from shoptoolkit.spark_file_check import checked_day
+from shoptoolkit.file_check.in_spark import checked_day
 from shoptoolkit.table import orders_table
 from shoptoolkit.table_schema import PARTITION_COLUMN
 

@@ -20,7 +20,7 @@ import json
 import re
 
 from shoptoolkit.day_compare import day_verdict
-from shoptoolkit.day_file_check import fingerprint
+from shoptoolkit.file_check.in_python import fingerprint
 from shoptoolkit.lineage import commit_loads, restored_by
 from shoptoolkit.project_paths import day_file, table_path
 from shoptoolkit.run_args import as_date

@@ -23,7 +23,7 @@ from shoptoolkit.day_compare import (checked_file, compare_checked, compare_in_s
 from shoptoolkit.day_record import file_sha256, recorded_checks
 from shoptoolkit.lineage import commit_loads, restored_by
 from shoptoolkit.run_args import as_date, day_loaded_by, run_dates
-from shoptoolkit.spark_file_check import checked_in_spark, spark_sized
+from shoptoolkit.file_check.in_spark import checked_in_spark, spark_sized
 from shoptoolkit.table import history_frame, table_exists
 
 STATES = ("ok", "changed", "mismatch", "missing", "no file", "future")
@@ -111,7 +111,7 @@ def day_states(spark, first_day, last_day, today=None) -> list:
 
 
 def big_day(spark, day, checked) -> tuple:
-    """(matches, message, rows, sha256) of a day whose file Spark checked (spark_file_check.Checked)."""
+    """(matches, message, rows, sha256) of a day whose file Spark checked (in_spark.Checked)."""
     rows = rows_of_day(spark, day) if table_exists(spark) else 0
     if checked.found and table_exists(spark):
         matches, message = compare_in_spark(spark, checked.found, day)

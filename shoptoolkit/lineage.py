@@ -10,7 +10,7 @@ import datetime as dt
 import json
 import re
 
-from shoptoolkit.day_file_check import DayFile
+from shoptoolkit.file_check.in_python import DayFile
 from shoptoolkit.project_paths import shown
 from shoptoolkit.run_args import as_date
 

@@ -17,7 +17,7 @@ import json
 
 from shoptoolkit.commit_ids import clashes_before, files_of, in_several_files, stored_elsewhere, without_clashes
 from shoptoolkit.day_compare import check_days
-from shoptoolkit.day_file_check import read_day_file
+from shoptoolkit.file_check.in_python import read_day_file
 from shoptoolkit.day_record import recorded_checks
 from shoptoolkit.day_frames import one_file_a_task, read_days
 from shoptoolkit.errors import ToolkitError, one_line
@@ -27,7 +27,7 @@ from shoptoolkit.lineage import lineage_entry
 from shoptoolkit.project_paths import day_file, shown, table_path
 from shoptoolkit.retry import print_now, retrying
 from shoptoolkit.run_args import as_date, day_loaded_by
-from shoptoolkit.spark_file_check import checked_in_spark, spark_sized
+from shoptoolkit.file_check.in_spark import checked_in_spark, spark_sized
 from shoptoolkit.table import TABLE, new_table_layout, orders_table
 from shoptoolkit.table_schema import PARTITION_COLUMN
 

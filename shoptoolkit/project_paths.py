@@ -23,7 +23,7 @@ LAKE = Path("lake")
 LOGS = Path("logs")
 # The crossover of the file check (docs/benchmarks.md, "Checks inside Spark"): from this many bytes of day
 # files (a day's, or a commit's together; about 360,000 orders) a run checks them inside Spark
-# (spark_file_check.py) rather than in Python, and a script's own driver gets Java's full JIT
+# (file_check/in_spark.py) rather than in Python, and a script's own driver gets Java's full JIT
 # (delta_session.py), which halves that check's time.
 BIG_FILES = 14_000_000
 

@@ -64,10 +64,10 @@ def release(hold: Path) -> None:
 
 def hold_loads(hold: Path) -> None:
     """From now on, the rows of every load_day write in this process are held on hold."""
-    from shoptoolkit import day_file_check
+    from shoptoolkit.file_check import in_python
     import load_day
     name = str(os.getpid())
-    load_day.read_orders = lambda spark, found, day: held(day_file_check.read_orders(spark, found, day), hold, name)
+    load_day.read_orders = lambda spark, found, day: held(in_python.read_orders(spark, found, day), hold, name)
 
 
 def newest_version(table: Path) -> int:
@@ -90,7 +90,7 @@ def first_loses(hold: Path, run_dates):
     last has committed, HOLD/go lets the held write go on, and it loses a write conflict to commits it
     did not see. Only one write is held at a time: it works on two task slots. Once go exists, every
     load passes as it is (a retry of the loser, any later load)."""
-    from shoptoolkit import day_file_check
+    from shoptoolkit.file_check import in_python
     from shoptoolkit.project_paths import table_path
     from shoptoolkit.run_args import as_date, day_loaded_by
     hold.mkdir(parents=True, exist_ok=True)
@@ -111,7 +111,7 @@ def first_loses(hold: Path, run_dates):
         release(hold)
 
     def read_orders(spark, found, day):
-        frame = day_file_check.read_orders(spark, found, day)
+        frame = in_python.read_orders(spark, found, day)
         if (hold / "go").exists():
             return frame
         if day == first:

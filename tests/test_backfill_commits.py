@@ -227,7 +227,7 @@ def test_a_bad_days_per_commit_is_a_usage_error(value, problem, capsys):
 
 def test_only_the_files_whose_id_ranges_meet_are_looked_at_for_shared_ids():
     from shoptoolkit.commit_ids import overlapping
-    from shoptoolkit.day_file_check import DayFile
+    from shoptoolkit.file_check.in_python import DayFile
 
     def entry(day, lowest, highest, count=1):
         return (None, day, DayFile(None, [], None, 0, "", count, lowest, highest))

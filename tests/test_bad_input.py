@@ -6,7 +6,7 @@ import pytest
 from conftest import SEP_15, run_script, table_rows
 from fingerprint import table_state
 from check_day import check_day
-from shoptoolkit.day_file_check import CONTROL
+from shoptoolkit.file_check.in_python import CONTROL
 from shoptoolkit.project_paths import day_file
 from history import table_history
 from load_day import main as load_day_main

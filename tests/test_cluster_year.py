@@ -16,7 +16,7 @@ import time
 import pytest
 
 from conftest import group_members
-from shoptoolkit.day_file_check import read_day_file
+from shoptoolkit.file_check.in_python import read_day_file
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import root_at
 from shoptoolkit.run_args import day_loaded_by, run_dates

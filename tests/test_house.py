@@ -17,13 +17,14 @@ TOP = {f"{name}.py" for name in SCRIPTS | {"delta_session"}} | {
     "pipelines", "notebooks", "docs", "bench", "shoptoolkit"}
 JVM = {"shoptoolkit.jvm.spark_jvm", "shoptoolkit.jvm.expression_mode", "shoptoolkit.jvm.class_archive",
        "shoptoolkit.jvm.log_store"}
+FILE_CHECK = {f"shoptoolkit.file_check.{name}" for name in ("in_python", "in_spark", "line_scan", "rules_sql")}
 
 # The bands, bottom up: the package's shared helpers (with the JVM's), the package's day machinery,
 # the scripts' shared helper, the day scripts, the drivers that loop or serve.
 HELPERS = {f"shoptoolkit.{name}" for name in (
     "table_schema", "errors", "conflicts", "project_paths", "retry", "run_args", "delta_log_check",
-    "day_file_check", "day_frames", "csv_sql", "file_scan", "spark_file_check", "first_load", "spark_settings", "table",
-    "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window")} | JVM
+    "day_frames", "first_load", "spark_settings", "table",
+    "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window")} | JVM | FILE_CHECK
 MACHINERY = {f"shoptoolkit.{name}" for name in ("day_compare", "lineage", "late_clash", "commit_ids", "load_days",
                                                  "day_states", "month_calendar", "reprocess", "compaction",
                                                  "day_record")}
@@ -69,6 +70,11 @@ def test_the_jvm_machinery_lives_together_in_one_sub_part():
     assert {module_name(path) for path in jvm.glob("*.py") if path.name != "__init__.py"} == JVM
     assert (jvm / "log4j2.properties").is_file()
     assert (jvm / "java" / "shoptoolkit" / "AtomicLocalLogStore.java").is_file()
+
+
+def test_the_file_check_s_two_paths_live_together_in_one_sub_part():
+    folder = ROOT / "shoptoolkit" / "file_check"
+    assert {module_name(path) for path in folder.glob("*.py") if path.name != "__init__.py"} == FILE_CHECK
 
 
 def test_every_module_of_the_toolkit_has_a_band():

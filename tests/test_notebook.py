@@ -26,17 +26,18 @@ FIRST_LOSES = (f"from pathlib import Path\nimport sys\nsys.path.insert(0, {str(R
 BIG_DAY_IN_SPARK = """\
 from check_day import check_day
 from load_day import load_day
-from shoptoolkit import day_compare, day_frames, spark_file_check
+from shoptoolkit import day_compare, day_frames
+from shoptoolkit.file_check import in_spark
 from shoptoolkit.jvm.spark_jvm import QUICK_JIT
 from shoptoolkit.project_paths import day_file
 
 arguments = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
 print("full JIT:", QUICK_JIT not in list(arguments))
-spark_file_check.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT = 100_000, 16_000
+in_spark.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT = 100_000, 16_000
 
 def not_in_python(day):
     raise AssertionError(f"{day}'s file was read in Python")
-spark_file_check.read_day_file = day_compare.read_day_file = not_in_python
+in_spark.read_day_file = day_compare.read_day_file = not_in_python
 lines = [f"{500_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},2026-09-15T{i // 240:02d}:{i // 4 % 60:02d}:00"
          for i in range(5000)]
 day_file("2026-09-15").write_text("order_id,customer_id,amount,ordered_at\\n" + "".join(f"{line}\\n" for line in lines))

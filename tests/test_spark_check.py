@@ -1,4 +1,4 @@
-"""The Spark path of a day's check (shoptoolkit/spark_file_check.py): every refusal of the bad-input
+"""The Spark path of a day's check (shoptoolkit/file_check/in_spark.py): every refusal of the bad-input
 matrix, with the bad line near the end of a big file, gets the Python path's line; a valid big day loads,
 checks ok and keeps its file's sha256; check_pipeline.py sums it in Spark; a commit of several days
 refuses one; a file:// root works.
@@ -23,8 +23,9 @@ from conftest import SEP_15, table_rows
 from delta_session import history_frame
 from fingerprint import table_state
 from load_day import main as load_day_main
-from shoptoolkit import day_compare, day_frames, spark_file_check
-from shoptoolkit.day_file_check import CONTROL, read_day_file
+from shoptoolkit import day_compare, day_frames
+from shoptoolkit.file_check import in_spark as spark_path
+from shoptoolkit.file_check.in_python import CONTROL, read_day_file
 from shoptoolkit.day_record import recorded_checks
 from shoptoolkit.jvm import expression_mode
 from shoptoolkit.errors import ToolkitError
@@ -37,18 +38,18 @@ FILLER = 5000  # valid orders put before a case's own lines, so that its bad lin
 @pytest.fixture
 def in_spark(monkeypatch):
     """Files from 100 kB on take the Spark path, and no such file is read line by line in Python."""
-    monkeypatch.setattr(spark_file_check, "SPARK_CHECK_BYTES", 100_000)
+    monkeypatch.setattr(spark_path, "SPARK_CHECK_BYTES", 100_000)
     monkeypatch.setattr(day_frames, "MIN_SPLIT", 16_000)  # a file of 200 kB is read in four splits
 
     def small_only(day):
-        assert day_file(day).stat().st_size < spark_file_check.SPARK_CHECK_BYTES, "a big file was read in Python"
+        assert day_file(day).stat().st_size < spark_path.SPARK_CHECK_BYTES, "a big file was read in Python"
         return read_day_file(day)
 
     def not_in_python(*_):
         raise AssertionError("an id's line was looked for in Python")
-    for module in (spark_file_check, day_compare):
+    for module in (spark_path, day_compare):
         monkeypatch.setattr(module, "read_day_file", small_only)
-    monkeypatch.setattr(spark_file_check, "line_of_id", not_in_python)
+    monkeypatch.setattr(spark_path, "line_of_id", not_in_python)
 
 
 def orders(day, count: int, first_id: int) -> list:
@@ -88,7 +89,7 @@ def test_a_refusal_found_in_spark_is_the_python_paths_line(case, september, spar
     before = table_state(spark)
     day_file(SEP_15).write_bytes(with_filler(REJECTED[case][0]))
     if not REJECTED[case][0]:  # an empty file: 0 bytes take the Spark path only from 0 on
-        monkeypatch.setattr(spark_file_check, "SPARK_CHECK_BYTES", 0)
+        monkeypatch.setattr(spark_path, "SPARK_CHECK_BYTES", 0)
     line = moved(REJECTED[case][1])
     if "another day" not in line:  # read_day_file finds every other refusal by itself
         assert python_refusal(SEP_15) == line

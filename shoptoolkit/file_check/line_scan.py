@@ -1,7 +1,7 @@
 """The lines of big day files as Spark's queries see them, for the Spark path of the check
-(spark_file_check.py): a Scan a file, filled in by one query over the files of a day or of a commit.
+(in_spark.py): a Scan a file, filled in by one query over the files of a day or of a commit.
 
-    from shoptoolkit.file_scan import Scan, count_lines
+    from shoptoolkit.file_check.line_scan import Scan, count_lines
     count_lines(spark, scans)                  # each Scan's line counts, ids' range, first refused line
 
 The files are read in splits (day_frames.split_lines), several tasks a big file, several small files
@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 from functools import reduce
 
-from shoptoolkit.csv_sql import line_kind, order_id, refused_order
+from shoptoolkit.file_check.rules_sql import line_kind, order_id, refused_order
 from shoptoolkit.day_frames import split_lines, split_size, splits_of
 from shoptoolkit.project_paths import day_file
 from shoptoolkit.table_schema import COLUMNS

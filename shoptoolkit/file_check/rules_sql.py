@@ -1,11 +1,11 @@
-"""Python's csv reader and day_file_check's checks of a line, as Spark expressions: what the Spark check
-(spark_file_check.py) runs on every line of a big day's file.
+"""Python's csv reader and in_python's checks of a line, as Spark expressions: what the Spark check
+(in_spark.py) runs on every line of a big day's file.
 
-    from shoptoolkit.csv_sql import line_kind, refused_order
+    from shoptoolkit.file_check.rules_sql import line_kind, refused_order
     kind, fields, controls = line_kind(F.col("text"), closes)    # 'blank', 'error', 'open' or 'order', ...
 
-They say only whether a line is refused; its words come from day_file_check's own functions, run on
-that one line. So that the two cannot drift, the patterns are day_file_check's, with Python's \\d (any
+They say only whether a line is refused; its words come from in_python's own functions, run on
+that one line. So that the two cannot drift, the patterns are in_python's, with Python's \\d (any
 Unicode decimal digit) and str.strip's white space written out for Java's regular expressions, and
 every anchor absolute (Java's $ also matches before a final line end, Python's fullmatch does not).
 """
@@ -13,7 +13,7 @@ import csv
 import functools
 import sys
 
-from shoptoolkit.day_file_check import AMOUNT, CONTROL, ORDER_ID
+from shoptoolkit.file_check.in_python import AMOUNT, CONTROL, ORDER_ID
 from shoptoolkit.table_schema import COLUMNS
 
 # Python's csv in its default dialect, on one line that starts a record: a field is quoted (what follows
@@ -38,14 +38,14 @@ def python_class(test) -> str:
 
 
 def java(pattern, digit: str = "") -> str:
-    """A day_file_check pattern for Spark's rlike, matching as Python's fullmatch does; with digit, \\d
+    """A in_python pattern for Spark's rlike, matching as Python's fullmatch does; with digit, \\d
     stands for it instead of Python's decimal digits."""
     digit = digit or python_class(str.isdecimal)
     return rf"\A(?:{pattern.pattern.replace(chr(92) + 'd', digit)})\z"
 
 
 def fullmatch(value, pattern):
-    """value fully matches a day_file_check pattern, as Python's re.fullmatch: first tried with ASCII
+    """value fully matches a in_python pattern, as Python's re.fullmatch: first tried with ASCII
     digits only (fast, and enough for a till's files), then with all of Python's decimal digits."""
     from pyspark.sql import functions as F
     return F.coalesce(value.rlike(java(pattern, "[0-9]"))

@@ -1,28 +1,28 @@
-"""Big day files checked inside Spark, by day_file_check's rules and with its words: the Spark path.
+"""Big day files checked inside Spark, by in_python's rules and with its words: the Spark path.
 
-    from shoptoolkit.spark_file_check import checked_day, checked_in_spark
+    from shoptoolkit.file_check.in_spark import checked_day, checked_in_spark
     found = checked_day(spark, "2026-09-15")    # a DayFile, or its file's refusal raised
     checked_in_spark(spark, days)               # {day: Checked} for the files of a commit
 
 From SPARK_CHECK_BYTES of files on (a day's, or a commit's together), Python streams each file once
-for its size, sha256 and line 1 (day_file_check.fingerprint: a MiB at a time, no file held whole) and
+for its size, sha256 and line 1 (in_python.fingerprint: a MiB at a time, no file held whole) and
 checks each header; then Spark reads the files, through its own file system layer, in one query,
-file_scan.count_lines (all the files in splits, several tasks a big file), which brings back a row a
+line_scan.count_lines (all the files in splits, several tasks a big file), which brings back a row a
 file: its lines, its ids' count and range,
 its first refused line and the first that opens a quoted field it does not close. Python then checks
-that one line with day_file_check's own functions, which word the refusal as the Python path does. No
-id and no other line comes back; a refused file may cost another query (file_scan.py).
+that one line with in_python's own functions, which word the refusal as the Python path does. No
+id and no other line comes back; a refused file may cost another query (line_scan.py).
 """
 import csv
 import hashlib
 import math
 from dataclasses import dataclass
 
-from shoptoolkit.day_file_check import (DayFile, checked_order, decoded_lines, fingerprint, line_of_id,
+from shoptoolkit.file_check.in_python import (DayFile, checked_order, decoded_lines, fingerprint, line_of_id,
                                         numbered_rows, read_day_file, read_header, twice)
 from shoptoolkit.day_frames import split_size
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.file_scan import Scan, count_lines, first_twice, id_line, lines_from
+from shoptoolkit.file_check.line_scan import Scan, count_lines, first_twice, id_line, lines_from
 from shoptoolkit.project_paths import BIG_FILES, day_file, files_bytes
 
 # From this many bytes of files (a day's, or a commit's together) the check runs in Spark; below it, in
@@ -104,7 +104,7 @@ def file_verdict(spark, scan: Scan) -> Checked:
 
 
 def refuse_first(spark, scan: Scan, found: DayFile) -> bool:
-    """Raise the refusal of the file's first problem, worded by day_file_check; True when the line the
+    """Raise the refusal of the file's first problem, worded by in_python; True when the line the
     Spark check refused passes the Python check (they disagree), False when there is no problem."""
     refused_at = scan.refused or math.inf
     opens_at = scan.opens or math.inf

@@ -1,6 +1,6 @@
 """A day's landing file, checked line by line and hashed in the one read: what load_day and check_day read.
 
-    from shoptoolkit.day_file_check import read_day_file
+    from shoptoolkit.file_check.in_python import read_day_file
     found = read_day_file("2026-09-15")      # DayFile: columns, order ids, size, sha256, count
 
 A bad file is refused with one ToolkitError naming the file, the line and the problem. read_orders

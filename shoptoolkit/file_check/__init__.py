@@ -1,0 +1,7 @@
+"""A day's landing file checked by the rules of docs/bad_input.md, on one of two paths with the same words:
+
+    in_python.py   a line at a time in Python, hashed in the same read (a small file), and the rules themselves
+    in_spark.py    inside Spark for a big file (or a commit's files together): one query over its lines in splits
+    line_scan.py   the Spark path's queries over the lines
+    rules_sql.py   the Python rules of a line as Spark expressions, from the same patterns
+"""
