@@ -45,13 +45,13 @@ def recorded_checks(days, shas: dict = None) -> dict:
     for actions in newest_commits(table_path() / "_delta_log"):
         if not open_days:
             break
-        adds = [action["add"] for action in actions if "add" in action]
+        spans = [(action["add"], day_span(action["add"])) for action in actions if "add" in action]
         loads, single, restored = commit_lineage(actions)
         for day in list(open_days):
             if day in loads:
-                verdict = proof(day, loads[day], single, adds, removed, open_days.pop(day))
+                verdict = proof(day, loads[day], single, spans, removed, open_days.pop(day))
                 proven.update({day: verdict} if verdict else {})
-            elif restored(day) or any(takes_in(add, day) for add in adds):
+            elif restored(day) or any(takes_in(span, day) for _, span in spans):
                 del open_days[day]
         removed |= {action["remove"]["path"] for action in actions if "remove" in action}
     return proven
@@ -98,18 +98,19 @@ def day_span(add):
     return (as_date(low[:10]), as_date(high[:10])) if low and high else None
 
 
-def takes_in(add, day) -> bool:
-    span = day_span(add)
+def takes_in(span, day) -> bool:
+    """Whether an added file's day_span may hold rows of day (unknown: it may)."""
     return span is None or span[0] <= day <= span[1]
 
 
-def proof(day, entry: dict, single: bool, adds: list, removed: set, sha_now: str):
-    """(True, line) when the load's commit proves day as the module's docstring says, else None."""
+def proof(day, entry: dict, single: bool, spans: list, removed: set, sha_now: str):
+    """(True, line) when the load's commit (spans: its added files with their day_span) proves day as
+    the module's docstring says, else None."""
     if entry.get("sha256") != sha_now or "lowest" not in entry:
         return None
-    own = [add for add in adds if day_span(add) == (day, day)]
-    shared = [add for add in adds if add not in own and takes_in(add, day)]
-    if (shared and not single) or any(day_span(add) is None for add in shared):
+    own = [add for add, span in spans if span == (day, day)]
+    shared = [span for _, span in spans if span != (day, day) and takes_in(span, day)]
+    if shared and (not single or None in shared):
         return None
     if any(add["path"] in removed or add.get("deletionVector") for add in own):
         return None

@@ -1,6 +1,9 @@
 """check_day answers from the load's own record in the Delta log (shoptoolkit/day_record.py) while nothing
 else touched the day, and by order id as soon as anything did: here a plain Spark session writes the
-table as any other Delta client would, and each of its writes is caught."""
+table as any other Delta client would, and each of its writes is caught. Then the same rules on logs
+written here by hand (no Spark): what proves a day and what does not, one case each."""
+import datetime as dt
+import hashlib
 import json
 import os
 
@@ -11,7 +14,7 @@ from check_day import check_day
 from check_month import month_states
 from restore_day import restore_days
 from shoptoolkit.day_record import recorded_checks
-from shoptoolkit.project_paths import day_file, table_path
+from shoptoolkit.project_paths import day_file, root_at, table_path
 
 OK_15 = (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
 SEP_14 = SEP_15.replace(day=14)
@@ -84,3 +87,68 @@ def test_a_changed_file_or_a_restore_proves_nothing(september, spark):
     restore_days(spark, SEP_15, SEP_15, 28)
     assert recorded_checks([SEP_15]) == {}
     assert check_day(spark, "2026-09-16") == OK_15
+
+
+# The same rules on logs written here by hand, no Spark: each commit a list of actions as Delta writes them
+# (or a text that is not JSON), None for a version missing from the log.
+DAY = dt.date(2026, 9, 15)
+LINES = b"order_id,customer_id,amount,ordered_at\n7,C1,1.00,2026-09-15T10:00:00\n9,C2,2.00,2026-09-15T11:00:00\n"
+OK_LOG = (True, "ok 2026-09-15: 2 rows for the file's 2 orders, 0 missing")
+
+
+def added(path: str, first: str, last: str, rows: int = 2, low: int = 7, high: int = 9, **more) -> dict:
+    stats = {"numRecords": rows, "minValues": {"order_id": low, "order_date": first},
+             "maxValues": {"order_id": high, "order_date": last}}
+    return {"add": {"path": path, "partitionValues": {}, "stats": json.dumps(stats), **more}}
+
+
+def loaded(days=(str(DAY),), **entry) -> dict:
+    lineage = [{"day": day, "run_date": "2026-09-16", "sha256": hashlib.sha256(LINES).hexdigest(),
+                "rows_written": 2, "lowest": 7, "highest": 9, **entry} for day in days]
+    return {"commitInfo": {"userMetadata": json.dumps(lineage[0] if len(days) == 1 else {"days": lineage})}}
+
+
+def found_in_log(folder, commits):
+    """What recorded_checks finds for DAY below folder, whose table's log holds commits."""
+    with root_at(folder):
+        day_file(DAY).parent.mkdir(parents=True)
+        day_file(DAY).write_bytes(LINES)
+        log = table_path() / "_delta_log"
+        log.mkdir(parents=True)
+        for version, actions in enumerate(commits):
+            text = actions if isinstance(actions, str) else "".join(json.dumps(action) + "\n" for action in actions or [])
+            if actions is not None:
+                (log / f"{version:020d}.json").write_text(text)
+        return recorded_checks([DAY]).get(DAY)
+
+
+LOAD = [loaded(), added("a.parquet", "2026-09-15", "2026-09-15")]
+OTHER_DAY = [added("b.parquet", "2026-09-16", "2026-09-16")]
+LOGS = {
+    "a load": ([LOAD], OK_LOG),
+    "a load, then another day's file": ([LOAD, OTHER_DAY], OK_LOG),
+    "a load, then a file that takes in the day": ([LOAD, [added("b.parquet", "2026-09-14", "2026-09-16")]], None),
+    "a load, then a file without statistics": ([LOAD, [{"add": {"path": "b.parquet"}}]], None),
+    "a load, then its file removed": ([LOAD, [{"remove": {"path": "a.parquet"}}]], None),
+    "a load, then a gap in the log": ([LOAD, None, OTHER_DAY], None),
+    "a load, then a commit that is not JSON": ([LOAD, "{not json\n"], None),
+    "a load, then a restore of the day": ([LOAD, [{"commitInfo": {"userMetadata": "restore_day: 2026-09-15 from version 0"}}]], None),
+    "a load whose file lacks a row": ([[loaded(), added("a.parquet", "2026-09-15", "2026-09-15", rows=1, high=7)]], None),
+    "a load whose file has a deletion vector": ([LOAD[:1] + [added("a.parquet", "2026-09-15", "2026-09-15",
+                                                                   deletionVector={"storageType": "u"})]], None),
+    "a load of one day beside the month's rows Delta copied": (
+        [LOAD + [added("m.parquet", "2026-09-01", "2026-09-30", rows=50, low=1, high=99)]], OK_LOG),
+    "a commit of two days whose file holds both": ([[loaded(("2026-09-15", "2026-09-16")),
+                                                     added("a.parquet", "2026-09-15", "2026-09-16", rows=4)]], None),
+    "a commit of two days, a file of the day and one that takes it in": (
+        [[loaded(("2026-09-15", "2026-09-16"))] + LOAD[1:] + [added("x.parquet", "2026-09-15", "2026-09-16")]], None),
+    "a load of a file that has changed since": ([[loaded(sha256="0" * 64)] + LOAD[1:]], None),
+    "a lineage without the id range": ([[{"commitInfo": {"userMetadata": json.dumps(
+        {"day": "2026-09-15", "sha256": hashlib.sha256(LINES).hexdigest(), "rows_written": 2})}}] + LOAD[1:]], None),
+}
+
+
+@pytest.mark.parametrize("case", LOGS)
+def test_the_record_proves_a_day_only_as_docs_check_md_says(case, tmp_path):
+    commits, expected = LOGS[case]
+    assert found_in_log(tmp_path, commits) == expected
