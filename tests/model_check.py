@@ -72,6 +72,8 @@ def parse_args(argv):
     parser.add_argument("--seed", type=int, action="append", default=[], help="run this seed's history")
     parser.add_argument("--soak", type=float, metavar="SECONDS", help="run new seeds for SECONDS")
     parser.add_argument("--history", help="replay a printed history (its JSON)")
+    parser.add_argument("--shrink", type=float, default=SHRINK_SECONDS, metavar="SECONDS",
+                        help=f"shorten a divergent history for at most SECONDS (default {SHRINK_SECONDS}; 0: not at all)")
     args = parser.parse_args(argv)
     if not (args.seed or args.soak or args.history):
         parser.error("give --seed, --soak or --history")
@@ -89,7 +91,7 @@ def main(argv=None) -> int:
     histories = [json.loads(args.history)] if args.history else [generate(seed) for seed in args.seed]
     total = Figures()
     for history in histories:
-        figures, report = check_history(spark, history, folder)
+        figures, report = check_history(spark, history, folder, args.shrink)
         total.add(figures)
         print(report or f"seed {history['seed']}: ok, {figures.operations} operations ({figures.seconds:.1f} s)")
     print(figures_line(total))
