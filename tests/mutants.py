@@ -99,8 +99,10 @@ def main(argv=None) -> int:
                 applied(Path(folder), name)
         print(f"{len(names)} mutants apply")
         return 0
-    lines = [verdict(name, args.seed or suite_seeds()) for name in names]
-    print("\n".join(lines))
+    lines = []
+    for name in names:
+        lines.append(verdict(name, args.seed or suite_seeds()))
+        print(lines[-1], flush=True)
     return 0 if all("NOT caught" not in line for line in lines) else 1
 
 
