@@ -16,6 +16,7 @@ has set the table's undo window, a last line says from which version restore_day
 import argparse
 import datetime as dt
 import json
+import re
 
 from delta_session import delta_spark, history_frame, orders_table
 from shoptoolkit.errors import run_main
@@ -41,10 +42,13 @@ def commit_summary(commit) -> dict:
 
 
 def rows_written(metrics: dict) -> int:
-    """The rows the commit wrote for its own days. A replaceWhere that must rewrite a file shared with other
-    days (a compacted month on the unpartitioned table) copies their rows too: Delta counts those in
-    numOutputRows and again in numCopiedRows."""
-    return int(metrics.get("numOutputRows", 0)) - int(metrics.get("numCopiedRows", 0))
+    """The rows the commit wrote anew. A replaceWhere that must rewrite a file shared with other days (a
+    compacted month on the unpartitioned table) copies their rows too: Delta counts those in numOutputRows
+    and again in numCopiedRows. Another writer's UPDATE wrote its numUpdatedRows (its copies are not
+    counted in any output), a DELETE wrote none."""
+    if "numOutputRows" in metrics:
+        return int(metrics["numOutputRows"]) - int(metrics.get("numCopiedRows", 0))
+    return int(metrics.get("numUpdatedRows", 0))
 
 
 def user_metadata(text: str) -> tuple:
@@ -57,9 +61,10 @@ def user_metadata(text: str) -> tuple:
 
 
 def clean_predicate(predicate: str) -> str:
-    """Delta stores some predicates as a JSON list (DELETE) and replaceWhere's as plain text."""
+    """Delta stores some predicates as a JSON list of Spark's expressions (DELETE, UPDATE), whose columns
+    carry the plan's ids (`order_id#4264L`), and replaceWhere's as plain text."""
     if predicate.startswith("["):
-        predicate = " AND ".join(json.loads(predicate))
+        predicate = re.sub(r"#\d+L?\b", "", " AND ".join(json.loads(predicate)))
     return predicate or "-"
 
 

@@ -12,6 +12,7 @@ import pytest
 from conftest import SEP_15, run_script
 from check_day import check_day
 from check_month import month_states
+from history import table_history
 from restore_day import restore_days
 from shoptoolkit.day_record import recorded_checks
 from shoptoolkit.project_paths import day_file, root_at, table_path
@@ -40,26 +41,32 @@ def test_check_day_py_answers_without_starting_spark(september):
     assert deep.returncode != 0 and "ok" not in deep.stdout
 
 
-FOREIGN_WRITES = {
+FOREIGN_WRITES = {  # the statement, check_day's verdict, history.py's operation, predicate and rows written
     "insert": ("INSERT INTO {table} VALUES (9001, 'C99', 5.00, TIMESTAMP'2026-09-15 10:00:00', DATE'2026-09-15')",
-               (False, "PROBLEM 2026-09-15: 4 rows for the file's 3 orders, 1 not in the file (9001)")),
+               (False, "PROBLEM 2026-09-15: 4 rows for the file's 3 orders, 1 not in the file (9001)"),
+               ("WRITE", "-", 1)),
     "delete": ("DELETE FROM {table} WHERE order_id = 2059",
-               (False, "PROBLEM 2026-09-15: 2 rows for the file's 3 orders, 1 missing (2059)")),
-    "update": ("UPDATE {table} SET amount = amount + 1 WHERE order_id = 2059", OK_15),  # ids unchanged: ok by id
+               (False, "PROBLEM 2026-09-15: 2 rows for the file's 3 orders, 1 missing (2059)"),
+               ("DELETE", "(order_id = 2059)", 0)),
+    "update": ("UPDATE {table} SET amount = amount + 1 WHERE order_id = 2059", OK_15,  # ids unchanged: ok by id
+               ("UPDATE", "(order_id = 2059)", 1)),
     "replace_where": ("INSERT INTO {table} REPLACE WHERE order_date = DATE'2026-09-15' "
                       "SELECT * FROM {table} WHERE order_date = DATE'2026-09-15' AND order_id <> 2060",
-                      (False, "PROBLEM 2026-09-15: 2 rows for the file's 3 orders, 1 missing (2060)")),
+                      (False, "PROBLEM 2026-09-15: 2 rows for the file's 3 orders, 1 missing (2060)"),
+                      ("WRITE", "(order_date = DATE '2026-09-15')", 2)),
 }
 
 
 @pytest.mark.parametrize("kind", FOREIGN_WRITES)
 def test_another_writer_on_the_day_sends_the_check_to_the_ids(september, spark, kind):
-    statement, verdict = FOREIGN_WRITES[kind]
+    statement, verdict, commit = FOREIGN_WRITES[kind]
     table_sql(spark, statement)
     assert recorded_checks([SEP_15, SEP_14]) == {SEP_14: (True, check_day(spark, "2026-09-15", deep=True)[1])}
     assert check_day(spark, "2026-09-16") == verdict
     states = {state.day: state for state in month_states(spark, "2026-09")}
     assert (states[SEP_15].matches, states[SEP_15].message) == verdict  # check_month agrees with check_day
+    newest = table_history(spark, 1)[0]  # history.py: the rows it wrote anew, its predicate without Spark's ids
+    assert (newest["operation"], newest["predicate"], newest["rows_written"]) == commit
 
 
 def test_a_delete_through_a_deletion_vector_is_caught(september, spark):
