@@ -4,13 +4,17 @@ toolkit and against a model in plain Python that knows what each must do (tests/
     python tests/model_check.py --seed 11 --seed 12      # those histories
     python tests/model_check.py --soak 600               # new seeds for 10 minutes, then the figures
     python tests/model_check.py --history '{"seed": 11, "first": ..., "ops": [...]}'   # a printed replay
+    python tests/model_check.py --suite --first     # the suite's seeds and written histories (model/fixed.py)
 
-A history is a few days of September 2026: the till writes, appends to, corrects, deletes, spoils and
-puts back files; load_day, check_day, check_month, backfill (its options), restore_day, partition_table,
-history and upkeep run as functions in one shared session or as processes; two writers overlap; a writer
-is SIGKILLed at a random moment. After each operation the table, its history and what was printed are
-compared with the model; a divergence is shrunk to the shortest history that shows it and printed
-with the commands that replay it. Exit 1 on a divergence.
+A history is a few days of September 2026: the till writes (now and then a big file, which takes the
+Spark path), appends to, corrects, deletes, spoils and puts back files; load_day, check_day, check_month,
+backfill (its options), restore_day, partition_table, history and upkeep run as functions in one shared
+session or as processes; another Delta client inserts, deletes, updates and replaces rows, and may turn
+deletion vectors on; two writers overlap; a writer is SIGKILLed at a random moment, and where the kill
+fell (before a commit, inside a write, after a commit) is counted. After each operation the table, its
+history, every day's state and every line printed are compared with the model; a divergence is shrunk
+to the simplest history that shows it and printed with the commands that replay it. Exit 1 on a
+divergence.
 """
 import argparse
 import json
@@ -24,9 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from model.fixed import HISTORIES, SEEDS  # noqa: E402
 from model.histories import generate  # noqa: E402
 from model.runner import Figures, run_history  # noqa: E402
-from model.shrink import replay_report, shrink  # noqa: E402
+from model.shrink import label, replay_report, shrink  # noqa: E402
 
 SHRINK_SECONDS = 300  # at most this long to shorten a divergent history
 
@@ -45,8 +50,10 @@ def check_history(spark, history: dict, folder: Path, shrink_seconds: float = SH
 
 def figures_line(figures: Figures) -> str:
     minutes = max(figures.seconds / 60, 1e-9)
-    return (f"{figures.histories} histories, {figures.operations} operations, {figures.kills} kills, "
-            f"{figures.pairs} overlapping writer pairs, {figures.refused} refused files, "
+    return (f"{figures.histories} histories, {figures.operations} operations, {figures.kills} kills "
+            f"({figures.kills_before} before a commit, {figures.kills_inside} inside a write, "
+            f"{figures.kills_after} after a commit), {figures.pairs} overlapping writer pairs, "
+            f"{figures.foreign} writes of another client, {figures.big} big files, {figures.refused} refused files, "
             f"{figures.divergences} divergences; {figures.operations / minutes:.1f} operations per minute "
             f"({figures.seconds:.0f} s)")
 
@@ -72,12 +79,24 @@ def parse_args(argv):
     parser.add_argument("--seed", type=int, action="append", default=[], help="run this seed's history")
     parser.add_argument("--soak", type=float, metavar="SECONDS", help="run new seeds for SECONDS")
     parser.add_argument("--history", help="replay a printed history (its JSON)")
+    parser.add_argument("--fixed", action="append", default=[], choices=HISTORIES,
+                        help="run this written history of model/fixed.py (may repeat)")
+    parser.add_argument("--suite", action="store_true", help="the suite's seeds and all its written histories")
+    parser.add_argument("--first", action="store_true", help="stop at the first history that diverges")
     parser.add_argument("--shrink", type=float, default=SHRINK_SECONDS, metavar="SECONDS",
                         help=f"shorten a divergent history for at most SECONDS (default {SHRINK_SECONDS}; 0: not at all)")
     args = parser.parse_args(argv)
-    if not (args.seed or args.soak or args.history):
-        parser.error("give --seed, --soak or --history")
+    if not (args.seed or args.soak or args.history or args.fixed or args.suite):
+        parser.error("give --seed, --soak, --history, --fixed or --suite")
     return args
+
+
+def chosen(args) -> list:
+    """The histories the arguments name: written ones first (named), then seeds'."""
+    names = list(HISTORIES) if args.suite else args.fixed
+    seeds = args.seed + (SEEDS if args.suite else [])
+    given = [json.loads(args.history)] if args.history else []
+    return given + [{"name": name, **HISTORIES[name]} for name in names] + [generate(seed) for seed in seeds]
 
 
 def main(argv=None) -> int:
@@ -88,12 +107,13 @@ def main(argv=None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="model_check_"))
     if args.soak:
         return soak(spark, args.soak, folder)
-    histories = [json.loads(args.history)] if args.history else [generate(seed) for seed in args.seed]
     total = Figures()
-    for history in histories:
+    for history in chosen(args):
         figures, report = check_history(spark, history, folder, args.shrink)
         total.add(figures)
-        print(report or f"seed {history['seed']}: ok, {figures.operations} operations ({figures.seconds:.1f} s)")
+        print(report or f"{label(history)}: ok, {figures.operations} operations ({figures.seconds:.1f} s)", flush=True)
+        if report and args.first:
+            break
     print(figures_line(total))
     return 1 if total.divergences else 0
 

@@ -9,11 +9,13 @@ operations left out still runs.
 import datetime as dt
 import random
 
+from model.foreign import KINDS as FOREIGN_KINDS
 from model.till import SPOILS
 
-TILL = {"write": 4, "late": 5, "correct": 4, "delete": 2, "spoil": 5, "restore_file": 3}
+TILL = {"write": 4, "big": 1, "late": 5, "correct": 4, "delete": 2, "spoil": 5, "restore_file": 3}
 TOOLKIT = {"load": 8, "check_day": 4, "check_month": 3, "backfill": 8, "restore": 5, "partition": 1,
-           "history": 2, "writers": 3, "kill": 3, "upkeep": 2}
+           "history": 2, "writers": 3, "kill": 3, "upkeep": 2, "foreign": 3}
+VECTORS = 0.3  # the share of histories in which another writer turns deletion vectors on, once
 AS_PROCESS = 0.1  # the share of operations run as a script's process rather than its function
 KILLABLE = ("load", "backfill", "restore", "partition")
 SCRIPTS = ("load", "check_day", "check_month", "backfill", "restore", "partition", "history", "upkeep")
@@ -68,6 +70,8 @@ def toolkit_op(rng, kind: str, days: int) -> dict:
     if kind == "writers":
         return {"op": "writers", "ops": [toolkit_op(rng, "load", days),
                                          rng.choice([toolkit_op(rng, "load", days), backfill_op(rng, days, True)])]}
+    if kind == "foreign":  # another Delta client's write (model/foreign.py)
+        return {"op": kind, "kind": rng.choice(FOREIGN_KINDS), "day": rng.randrange(days), "pick": rng.randrange(10 ** 6)}
     if kind == "kill":
         target = toolkit_op(rng, rng.choice(KILLABLE), days)
         return {"op": "kill", "target": {**target, "dry_run": False}, "after": round(rng.uniform(3, 15), 1)}
@@ -86,7 +90,7 @@ def random_op(rng, days: int) -> dict:
 
 def generate(seed: int, operations: int = None) -> dict:
     """The history of seed: 4 to 8 days, each file written (a few left out), most often a backfill of them
-    all, then 8 to 16 operations."""
+    all, then 8 to 16 operations; in some, deletion vectors turned on somewhere in the second half."""
     rng = random.Random(seed)
     days = rng.randint(4, 8)
     first = dt.date(2026, 9, 1) + dt.timedelta(days=rng.randrange(30 - days))
@@ -95,6 +99,8 @@ def generate(seed: int, operations: int = None) -> dict:
         ops.append({**backfill_op(rng, days), "first": 0, "last": days - 1, "reprocess": "all", "dry_run": False,
                     "process": False})
     ops += [random_op(rng, days) for _ in range(operations or rng.randint(8, 16))]
+    if rng.random() < VECTORS:
+        ops.insert(rng.randint(len(ops) // 2, len(ops)), {"op": "foreign", "kind": "vectors"})
     return {"seed": seed, "first": str(first), "days": days, "ops": ops}
 
 

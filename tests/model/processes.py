@@ -3,6 +3,7 @@ SIGKILLed (its whole process group, JVM included) at a moment of its run, two wr
 are forced to overlap by tests/held_write.py's hold.
 """
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -90,4 +91,4 @@ def held_pair(argvs: list, root: Path, hold: Path) -> tuple:
 
 def shell(argv: list) -> str:
     """argv as a command line to paste (the venv activated, in the project folder)."""
-    return " ".join(["python", *argv, "--root", '"$R"'])
+    return shlex.join(["python", *argv]) + ' --root "$R"'

@@ -92,9 +92,10 @@ class Follower:
             yield self.late_way(entry)
 
     def late_way(self, entry: dict) -> tuple:
-        """The way to adopt a commit no thread's next write makes: a write landed over a clash, or none."""
+        """The way to adopt a commit no thread's next write makes: a write landed over a clash, or none. Only
+        writes at once (two writers, a backfill's parallel units) can land over a clash another made."""
         branch = copy.deepcopy(self)
-        for thread in range(len(self.threads)):
+        for thread in range(len(self.threads) if len(self.threads) > 1 else 0):
             problem = branch.take_late(thread, entry)
             if problem is not None:
                 return branch, problem

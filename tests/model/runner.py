@@ -4,10 +4,12 @@ operation printed (verdicts, states, choices, lines) are compared with the model
 """
 import json
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from model import processes
+from model import kills, processes
 from model.expect import TableMissing, day_state
+from model.printed import same
 from model.histories import days_of
 from model.plans import plan_of
 from model.replay import content_difference, follow, new_commits, rows_by_day, table_content
@@ -15,19 +17,40 @@ from model.table_model import TableModel
 from model.till import Till, file_bytes, shown
 
 TILL_OPS = {"write": lambda till, day, op: till.write(day, op["pick"]),
+            "big": lambda till, day, op: till.big(day, op["pick"]),
             "late": lambda till, day, op: till.late(day, op["pick"]),
             "correct": lambda till, day, op: till.correct(day, op["pick"]),
             "delete": lambda till, day, op: till.delete(day),
             "spoil": lambda till, day, op: till.spoil(day, op["kind"], op["pick"]),
             "restore_file": lambda till, day, op: till.restore(day, op["pick"])}
 FRESH_READ = "tests/model/fresh_read.py"
+SPARK_PATH_BYTES = 6_000  # a day's file from this size on is checked inside Spark in the shared session
+
+
+@contextmanager
+def spark_path_from(size: int):
+    """Files of size bytes or more take the Spark path in the shared session, read in splits of 2 kB (as
+    tests/test_spark_check.py lowers them), so that a history's big file runs it; put back after."""
+    from shoptoolkit import day_frames
+    from shoptoolkit.file_check import in_spark
+    kept = in_spark.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT
+    in_spark.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT = size, 2_000
+    try:
+        yield
+    finally:
+        in_spark.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT = kept
 
 
 @dataclass
 class Figures:
     histories: int = 0
     operations: int = 0
-    kills: int = 0          # writers SIGKILLed while they ran
+    kills: int = 0          # writers SIGKILLed while they ran: before a commit, inside a write, after a commit
+    kills_before: int = 0
+    kills_inside: int = 0
+    kills_after: int = 0
+    foreign: int = 0        # writes of another Delta client (model/foreign.py)
+    big: int = 0            # big files written, checked inside Spark when loaded in the shared session
     pairs: int = 0          # two writers both held inside their transactions, then let go together
     refused: int = 0        # runs refused for their file (a bad line, an id of another day)
     divergences: int = 0
@@ -55,7 +78,7 @@ def run_history(spark, history: dict, root) -> Run:
     (root / "landing" / "orders").mkdir(parents=True)
     days = days_of(history)
     model = TableModel(Till(days))
-    with root_at(root):
+    with root_at(root), spark_path_from(SPARK_PATH_BYTES):
         for at, op in enumerate(history["ops"]):
             run.figures.operations += 1
             problem = run_op(spark, op, model, days, root / f"hold{at}", run)
@@ -77,11 +100,16 @@ def run_op(spark, op: dict, model, days: list, hold, run: Run) -> str:
     """One operation and every check after it; what diverged, or ''."""
     if op["op"] in TILL_OPS:
         run.commands.append(till_op(op, model.till, days[op["day"]], hold.parent))
+        run.figures.big += op["op"] == "big"
         return ""
     plan, known = plan_of(op, model, days), len(model.versions)
+    if op["op"] == "foreign" and not plan.argv:
+        run.commands.append(f"# another writer's {op['kind']}: nothing to do")
+        return ""
+    run.figures.foreign += op["op"] == "foreign"
     if op["op"] == "kill" and model.now is None:  # a first load killed may leave a folder without commits,
         op = {**op["target"], "process": True}      # which every script refuses (docs/bad_input.md): run it whole
-    observed, killed = execute(spark, op, plan, hold, run)
+    observed, killed = execute(spark, op, plan, hold, run, known)
     try:
         results, problem = follow(model, plan.threads, new_commits(spark, known), killed)
         problem = (problem or content_difference(model.now, table_content(spark))
@@ -91,10 +119,14 @@ def run_op(spark, op: dict, model, days: list, hold, run: Run) -> str:
         return f"reading: the shared session cannot read the table: {one_line(error)}"
     run.figures.refused += sum(not why.startswith(("no file", "no Delta", "version")) for thread in results
                                for outcome in thread for why in outcome.refused.values())
-    if problem or killed:
+    if problem:
         return problem
-    expected = expected_output(plan, model, results)
-    return "" if observed == expected else f"printed {observed}, expected {expected}"
+    expected = expected_output(plan, model, results, killed)
+    parts = list(zip(observed, expected)) if plan.parts else [(observed, expected)]
+    at_once = bool(plan.parts) or (op.get("target", op).get("parallel", 1) > 1)
+    if all(same(found, wanted, at_once, killed) for found, wanted in parts):
+        return ""
+    return f"printed {observed}, expected {expected}" + (" (a prefix of it: the writer was killed)" if killed else "")
 
 
 def till_op(op: dict, till, day, root) -> str:
@@ -119,21 +151,24 @@ def states_difference(spark, model, days: list) -> str:
     return "states: " + "; ".join(differ) if differ else ""
 
 
-def expected_output(plan, model, results):
-    """What the model says the operation prints: (code, lines), or for two writers their exit codes."""
+def expected_output(plan, model, results, killed: bool = False):
+    """What the model says the operation prints: (code, lines), or for two writers each one's. A writer
+    killed before any of its writes was worked out may have printed nothing."""
+    if killed and not any(results):
+        return 1, []
     if plan.parts:
-        at, codes = 0, []
+        at, each = 0, []
         for part in plan.parts:
-            codes.append(part.expect(model, results[at:at + len(part.threads)])[0])
+            each.append(part.expect(model, results[at:at + len(part.threads)]))
             at += len(part.threads)
-        return codes
+        return each
     try:
         return plan.expect(model, results)
     except TableMissing as error:
         return 1, [f"error: {error}"]
 
 
-def execute(spark, op: dict, plan, hold, run: Run) -> tuple:
+def execute(spark, op: dict, plan, hold, run: Run, known: int) -> tuple:
     """Run the operation as the history says: (what it printed, whether it was killed while it ran)."""
     root, run.printed = hold.parent, []
     if op["op"] == "writers":
@@ -141,13 +176,17 @@ def execute(spark, op: dict, plan, hold, run: Run) -> tuple:
         run.printed = ended
         run.figures.pairs += both
         run.commands.append(held_commands([part.argv for part in plan.parts], hold.name))
-        return [code for code, _, _ in ended], False
+        return [part.parse(*printed) for part, printed in zip(plan.parts, ended)], False
     if op["op"] == "kill":
+        table, before = root / "lake" / "orders_daily", kills.unlogged(root / "lake" / "orders_daily")
         running, code, out, err = processes.killed_after(plan.argv, root, op["after"])
         run.printed = [(code, out, err)]
-        run.figures.kills += running
+        if running:
+            where = kills.where(table, before, known)
+            run.figures.kills += 1
+            setattr(run.figures, f"kills_{where}", getattr(run.figures, f"kills_{where}") + 1)
         run.commands.append(f"(set -m; {processes.shell(plan.argv)} & sleep {op['after']}; kill -KILL -- -$!; wait)")
-        return plan.parse(code, out, err), running
+        return plan.parse(code, out, "" if running else err), running
     run.commands.append(processes.shell(plan.argv))
     if op.get("process"):
         run.printed = [processes.run(plan.argv, root)]

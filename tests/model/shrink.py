@@ -71,10 +71,16 @@ def shrink(spark, history: dict, run, seconds: float, folder: Path) -> tuple:
     return history, run, shrinker.tries
 
 
+def label(history: dict) -> str:
+    """How a history is named in what the model check prints: `history NAME` (model/fixed.py) or `seed N`."""
+    return f"history {history['name']}" if history.get("name") else f"seed {history['seed']}"
+
+
 def replay_report(history: dict, run) -> str:
     """The divergence, and the history as shell commands to paste, then as the model check's own replay."""
     commands = "\n".join(f"  {line}" for line in run.commands)
-    return (f"seed {history['seed']}: {run.divergence}\n"
+    named, history = label(history), {key: value for key, value in history.items() if key != "name"}
+    return (f"{named}: {run.divergence}\n"
             f"shortest history found: {len(history['ops'])} operations on {history['days']} days from "
             f"{history['first']}; as shell commands, in the project folder:\n"
             f"  source .venv/bin/activate\n  R=$(mktemp -d) && mkdir -p \"$R/landing/orders\"\n{commands}\n"

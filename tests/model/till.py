@@ -11,7 +11,11 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from shoptoolkit.table_schema import COLUMNS
+if __name__ == "__main__":  # run as a script (a replay's big file): the project's modules first
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from shoptoolkit.table_schema import COLUMNS  # noqa: E402
 
 HEADER = ",".join(COLUMNS)
 CUSTOMERS = [f"C{n:02d}" for n in range(1, 9)]
@@ -88,7 +92,7 @@ class Till:
     def order(self, day, pick: int, order_id=None, amount=None, at=None) -> str:
         """A new order line for day (a new id unless one is given), its fields picked by pick."""
         if order_id is None:
-            order_id = self.next_id.setdefault(day, day.day * 1000 + 1)
+            order_id = self.next_id.setdefault(day, day.day * 100_000 + 1)
             self.next_id[day] = order_id + 1
         seconds = 8 * 3600 + pick * 7919 % (14 * 3600)
         at = at or (dt.datetime.combine(day, dt.time()) + dt.timedelta(seconds=seconds)).isoformat()
@@ -110,6 +114,13 @@ class Till:
         created = self.files.get(day) is None
         self.put(day, list(self.files.get(day) or ()) + [line])
         return printf(day, self.files[day]) if created else f"echo '{line}' >> \"$R/{shown(day)}\""
+
+    def big(self, day, pick: int) -> str:
+        """The till writes a big file afresh: 200 to 399 orders, above the Spark path's threshold in a history
+        (runner.py lowers it as tests/test_spark_check.py does), so that its check runs inside Spark."""
+        first = self.next_id.get(day, day.day * 100_000 + 1)
+        self.put(day, [self.order(day, pick + n * 13) for n in range(200 + pick % 200)])
+        return f"python tests/model/till.py big {day} {pick} {first} > \"$R/{shown(day)}\""
 
     def late(self, day, pick: int) -> str:
         """A late order: a new id appended."""
@@ -165,3 +176,11 @@ def printf(day, lines) -> str:
     """The shell command that writes the file whole."""
     quoted = " ".join(f"'{line}'" for line in (HEADER, *lines))
     return f"printf '%s\\n' {quoted} > \"$R/{shown(day)}\""
+
+
+if __name__ == "__main__":  # the big file of a replay: python tests/model/till.py big DAY PICK FIRST_ID
+    _, _, day, pick, first = sys.argv
+    till = Till([dt.date.fromisoformat(day)])
+    till.next_id[till.days[0]] = int(first)
+    till.big(till.days[0], int(pick))
+    sys.stdout.write(file_bytes(till.files[till.days[0]]).decode())

@@ -1,14 +1,10 @@
 """The Plans of the operations that write: load_day, backfill (its options), restore_day, partition_table.
 Each names the steps the model works out when the write commits (table_model.py)."""
-import re
 from functools import partial
 
 from model import expect
 from model.plan import ONE_DAY, Plan, error_or
 from model.table_model import days_between, load_outcome, partition_outcome, restore_outcome
-
-TIME = re.compile(r" \(\d+\.\d s\)$")  # the time at the end of backfill's closing line
-
 
 def load_plan(op, model, days) -> Plan:
     day = days[op["day"]]
@@ -55,20 +51,47 @@ def backfill_plan(op, model, days) -> Plan:
     dates = [run_date for run_date, _, runs in expect.chosen(model, run_dates, op["reprocess"]) if runs]
 
     def call(spark, show):
-        failed, closing = backfill(spark, run_dates[0], run_dates[-1], show=show, reprocess=op["reprocess"],
+        shown = []
+        failed, closing = backfill(spark, run_dates[0], run_dates[-1], show=shown.append, reprocess=op["reprocess"],
                                    workers=op["parallel"], days_per_commit=op["per_commit"])
-        return int(bool(failed)), [closing]
-
-    def parse(code, out, err):
-        return code, [TIME.sub("", line) for line in out.splitlines()[-1:]] + err.splitlines()
+        return int(bool(failed)), shown + [closing]
 
     def expected(model, results):
         outcomes = [outcome for thread in results for outcome in thread]
         failed = [run_date for outcome in outcomes for run_date in outcome.refused]
         commits = None if op["per_commit"] == 1 else sum(outcome.version is not None for outcome in outcomes)
+        lines = [line for number, outcome in enumerate(outcomes, start=1)
+                 for line in unit_lines(model, outcome, op["per_commit"], f"commit {number} of {commit_units(op, dates)}")]
         closing = expect.closing_line(model, len(dates), failed, len(run_dates) - len(dates), commits)
-        return int(bool(failed)), [closing]
-    return Plan(argv, call, expected, backfill_threads(op, dates), parse)
+        return int(bool(failed)), lines + [closing]
+    return Plan(argv, call, expected, backfill_threads(op, dates))
+
+
+def commit_units(op, dates: list) -> int:
+    """How many commits a backfill of dates with --days-per-commit makes at most."""
+    size = op["per_commit"] or max(len(dates), 1)
+    return -(-len(dates) // size)
+
+
+def unit_lines(model, outcome, per_commit: int, what: str) -> list:
+    """The lines a backfill prints for one of its units (a run, or a commit of runs), in run order."""
+    rows = {run_date: (day, count) for run_date, day, count in outcome.loaded}
+    total = outcome.version.total() if outcome.version else 0
+    ending = "" if per_commit == 1 else f" ({what})"
+    lines, ok = [], 0
+    for run_date in sorted(set(rows) | set(outcome.refused)):
+        if run_date in outcome.refused:
+            left_out = "" if per_commit == 1 else f" (left out of {what})"
+            lines.append(f"run {run_date} failed: {outcome.refused[run_date]}{left_out}")
+            continue
+        day, count = rows[run_date]
+        checked, verdict = expect.check_day(model, run_date)
+        ok += checked
+        lines.append(f"run {run_date} loaded {day}: {count} rows, orders_daily has {total}; {verdict}{ending}")
+    if per_commit != 1:
+        written = f"{len(rows)} day{'' if len(rows) == 1 else 's'} in one commit" if rows else "nothing written"
+        lines.append(f"{what}: {written}, {ok} of {len(lines)} runs ok")
+    return lines
 
 
 def restore_plan(op, model, days) -> Plan:
