@@ -1,15 +1,20 @@
-"""Planted bugs (mutants): would the model check's fixed seeds catch a real bug? Each mutant is one small
-change to the toolkit, a bug a user would lose data or trust to; each is applied to a copy of the tree,
-and the seeds of tests/test_model_check.py are run against it.
+"""Planted bugs (mutants): would the model check's fixed runs catch a real bug? Each mutant is one small
+change to the toolkit, a bug a user would lose data or trust to; each is applied to a copy of the tree
+at HEAD, and the suite's fixed runs (tests/model/fixed.py: its written histories, then its seeds) are run
+against it until one diverges.
 
     python tests/mutants.py --check           # each mutant's text is in its file exactly once (no Spark)
-    python tests/mutants.py                   # every mutant against the suite's seeds: a line each
-    python tests/mutants.py --only restore_next_version --seed 17867
+    python tests/mutants.py                   # every mutant against the fixed runs: a line each, then the table's fingerprint
+    python tests/mutants.py --only restore_next_version
 
-A line says the mutant, caught or not, by which seed and which comparison (the model check's word
-before its first colon: table, history, printed, ...), and the time.
+A line says the mutant, caught or not, by which run and which comparison (the model check's word for
+what differed: table, history, states, printed, ...), and the time. The last line gives the fingerprint
+of the mutants and the fixed runs; docs/tests.md records the table with it, and tests/test_mutants.py
+fails when either has changed since, so a new mutant, seed or history needs a new run.
 """
 import argparse
+import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -48,13 +53,18 @@ MUTANTS = {
                                      'if any(add["path"] in removed or add.get("deletionVector") for add in own):',
                                      'if any(add.get("deletionVector") for add in own):'),
     "history_counts_copied_rows": ("history.py", ' - int(metrics.get("numCopiedRows", 0))', ""),
+    "partition_loses_a_day": ("partition_table.py", "    (table_at_version(spark, before).write.format",
+                              "    last = table_at_version(spark, before).agg({'order_date': 'max'}).first()[0]\n"
+                              "    (table_at_version(spark, before).where(f\"order_date <> DATE'{last}'\").write.format"),
+    "corrected_file_is_ok": ("shoptoolkit/day_states.py", 'if loaded and loaded["sha256"] != sha_now:', "if False:"),
 }
 
 
-def suite_seeds() -> list:
-    """The fixed seeds of tests/test_model_check.py."""
-    text = (ROOT / "tests" / "test_model_check.py").read_text(encoding="utf-8")
-    return [int(seed) for seed in re.search(r"^SEEDS = \[([\d, ]+)\]", text, re.M)[1].split(",")]
+def fingerprint() -> str:
+    """Of the mutants and the suite's fixed runs: a new mutant, seed or history changes it."""
+    from model.fixed import HISTORIES, SEEDS
+    text = json.dumps({"mutants": MUTANTS, "seeds": SEEDS, "histories": HISTORIES}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def applied(tree: Path, name: str) -> None:
@@ -67,29 +77,33 @@ def applied(tree: Path, name: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def verdict(name: str, seeds: list) -> str:
-    """Run the seeds against a copy of the tree with the mutant planted; the mutant's line."""
+CAUGHT = re.compile(r"^(seed \d+|history \w+): (?:operation (\d+) .*?\): (table|history|states|printed|reading)|"
+                    r"(read by a fresh process))", re.M)
+
+
+def verdict(name: str) -> str:
+    """Run the fixed runs against a copy of the tree with the mutant planted; the mutant's line."""
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         tree = Path(folder) / "tree"
         subprocess.run(f"git archive --format=tar HEAD | tar -x -C {folder} --one-top-level=tree",
                        shell=True, cwd=ROOT, check=True)
         applied(tree, name)
-        for seed in seeds:
-            done = subprocess.run([sys.executable, "tests/model_check.py", "--seed", str(seed), "--shrink", "0"],
-                                  cwd=tree, capture_output=True, text=True)
-            found = re.search(rf"^seed {seed}: operation (\d+) \((.*?)\): (\w+)", done.stdout, re.M)
-            if done.returncode != 0:
-                how = f"{found[3]} at operation {found[1]}" if found else "exit " + str(done.returncode)
-                return f"{name}: caught by seed {seed} ({how}), {time.perf_counter() - began:.0f} s"
-    return f"{name}: NOT caught by seeds {seeds}, {time.perf_counter() - began:.0f} s"
+        done = subprocess.run([sys.executable, "tests/model_check.py", "--suite", "--first", "--shrink", "0"],
+                              cwd=tree, capture_output=True, text=True)
+    found, seconds = CAUGHT.search(done.stdout), time.perf_counter() - began
+    if found:
+        how = f"{found[3]} at operation {found[2]}" if found[2] else "a fresh process's read"
+        return f"{name}: caught by {found[1]} ({how}), {seconds:.0f} s"
+    if done.returncode != 0:
+        return f"{name}: NOT caught, the model check failed (exit {done.returncode}): {done.stderr[-300:]!r}"
+    return f"{name}: NOT caught, {seconds:.0f} s"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check that each mutant applies")
     parser.add_argument("--only", action="append", choices=MUTANTS, help="this mutant only (may repeat)")
-    parser.add_argument("--seed", type=int, action="append", help="this seed instead of the suite's (may repeat)")
     args = parser.parse_args(argv)
     names = args.only or list(MUTANTS)
     if args.check:
@@ -101,9 +115,11 @@ def main(argv=None) -> int:
         return 0
     lines = []
     for name in names:
-        lines.append(verdict(name, args.seed or suite_seeds()))
+        lines.append(verdict(name))
         print(lines[-1], flush=True)
-    return 0 if all("NOT caught" not in line for line in lines) else 1
+    caught = sum("NOT caught" not in line for line in lines)
+    print(f"{caught} of {len(lines)} mutants caught; fingerprint {fingerprint()}")
+    return 0 if caught == len(lines) else 1
 
 
 if __name__ == "__main__":

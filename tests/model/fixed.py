@@ -4,7 +4,7 @@ model check once found (shrunk, replayed so it stays fixed) or one that forces a
 sure to reach, so that every planted bug of tests/mutants.py is caught.
 """
 
-SEEDS = [17867, 22608, 24153, 26824]
+SEEDS = [2503, 1130, 1118, 258, 2347, 1781]  # chosen so that together they reach every operation and option of the generator
 
 
 def ops(*found) -> list:
