@@ -62,8 +62,8 @@ SECONDS ?= 600
 soak: test-setup
 	$(PY) tests/model_check.py --soak $(SECONDS)
 
-# Planted bugs (tests/mutants.py), each in a copy of the tree, against the model check's fixed seeds:
-# a line a mutant, caught or not, by which seed; about 40 minutes on 2 cores.
+# Planted bugs (tests/mutants.py), each in a copy of the tree, against the model check's fixed runs:
+# a line a mutant, caught or not, by which run and check, then the table's fingerprint for docs/tests.md.
 mutants: test-setup
 	$(PY) tests/mutants.py
 

@@ -67,3 +67,21 @@ def test_two_threads_that_make_the_same_write_are_followed_either_way():
     results, problem = follow(model, plan_of(writers, model, days).threads, entries)
     assert problem == ""
     assert [len(thread) for thread in results] == [1, 3] and model.now.table == landed.now.table
+
+
+def test_shrinking_tries_each_simpler_form_of_an_operation():
+    from model.runner import divergence_kind
+    from model.shrink import simpler
+    backfill = {"op": "backfill", "first": 1, "last": 3, "per_commit": 0, "parallel": 2, "reprocess": "all",
+                "dry_run": True, "process": True}
+    forms = simpler(backfill)
+    assert [{key: value for key, value in form.items() if backfill.get(key) != value} for form in forms] == [
+        {"process": False}, {"dry_run": False}, {"parallel": 1}, {"per_commit": 1}, {"per_commit": 2},
+        {"first": 2}, {"last": 2}]
+    load = {"op": "load", "day": 1}
+    assert simpler({"op": "writers", "ops": [load, {"op": "load", "day": 2}]}) == [load, {"op": "load", "day": 2}]
+    assert simpler({"op": "kill", "target": {**load, "dry_run": False}, "after": 4.0}) == [
+        {**load, "dry_run": False, "process": True}]
+    assert simpler(load) == []
+    assert divergence_kind("table: 2026-09-12: expected (), found ((1, 'C01'),)") == "table 2026-09-12"
+    assert divergence_kind("history: no commit for a write that lands: {}") == "history -"

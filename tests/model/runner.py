@@ -3,6 +3,7 @@ the first divergence: after every operation the table's whole content, its new c
 operation printed (verdicts, states, choices, lines) are compared with the model's.
 """
 import json
+import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -67,7 +68,8 @@ class Run:
     figures: Figures = field(default_factory=Figures)
     commands: list = field(default_factory=list)
     divergence: str = ""
-    kind: str = ""          # the operation and the check that diverged, e.g. `load table`: what shrinking keeps
+    kind: str = ""          # the check that diverged and the first day it names, e.g. `table 2026-09-10`:
+                            # what shrinking keeps (`fresh read` after the last operation)
     printed: list = field(default_factory=list)  # the last operation's processes: (exit code, stdout, stderr)
 
 
@@ -86,7 +88,7 @@ def run_history(spark, history: dict, root) -> Run:
                 run.divergence = f"operation {at + 1} ({run.commands[-1]}): {problem}" + "".join(
                     f"\n  its process printed: exit {code}, stdout {out!r}, stderr {err[-2000:]!r}"
                     for code, out, err in run.printed)
-                run.kind = f"{op['op']} {problem.split()[0].rstrip(':')}"
+                run.kind = divergence_kind(problem)
                 break
         else:
             run.divergence = fresh_read(model, root)
@@ -94,6 +96,12 @@ def run_history(spark, history: dict, root) -> Run:
     run.figures.histories, run.figures.divergences = 1, int(bool(run.divergence))
     run.figures.seconds = time.monotonic() - started
     return run
+
+
+def divergence_kind(problem: str) -> str:
+    """The check that diverged (table, history, states, printed, reading) and the first day it names."""
+    day = re.search(r"\d{4}-\d\d-\d\d", problem)
+    return f"{problem.split()[0].rstrip(':')} {day[0] if day else '-'}"
 
 
 def run_op(spark, op: dict, model, days: list, hold, run: Run) -> str:

@@ -1,5 +1,8 @@
-"""The shortest history that still shows a divergence: delta debugging over its operations, then over
-its days, each candidate replayed in a fresh folder; and the report a user can paste to replay it.
+"""The simplest history that still shows a divergence: delta debugging over its operations, then over
+its days, then each operation made simpler (a smaller range, fewer days a commit, no parallelism, no
+dry run, a function instead of a process, one writer instead of two, a killed run let finish), each
+candidate replayed in a fresh folder. A candidate counts only when it diverges the same way: the same
+check (table, history, states, printed, ...) on the same day. Then the report a user can paste.
 """
 import json
 import tempfile
@@ -41,6 +44,20 @@ class Shrinker:
                 chunks = min(len(ops), chunks * 2)
         return {**history, "ops": ops}, run
 
+    def simpler_ops(self, history: dict, run):
+        """Each operation in turn replaced by a simpler form of it, while the divergence stays."""
+        ops, at = list(history["ops"]), 0
+        while at < len(ops) and time.monotonic() < self.deadline:
+            for variant in simpler(ops[at]):
+                candidate = {**history, "ops": ops[:at] + [variant] + ops[at + 1:]}
+                found = self.diverges(candidate)
+                if found:
+                    ops, run = candidate["ops"], found
+                    break
+            else:
+                at += 1
+        return {**history, "ops": ops}, run
+
     def fewer_days(self, history: dict, run):
         """Leave out the last day, or the first, while the divergence stays."""
         while history["days"] > 1:
@@ -55,6 +72,20 @@ class Shrinker:
         return history, run
 
 
+def simpler(op: dict) -> list:
+    """Simpler forms of one operation, each a step from it."""
+    forms = [dict(one) for one in op.get("ops", [])]                           # one writer of two, alone
+    forms += [{**op["target"], "process": True}] if op["op"] == "kill" else []  # the killed run let finish
+    for key, plain in (("process", False), ("dry_run", False), ("parallel", 1), ("per_commit", 1)):
+        if key in op and op[key] != plain:
+            forms.append({**op, key: plain})
+    if op.get("per_commit") in (0, 3):                                         # fewer days a commit
+        forms.append({**op, "per_commit": 2})
+    if op.get("last", 0) > op.get("first", 0):                                 # a smaller range
+        forms += [{**op, "first": op["first"] + 1}, {**op, "last": op["last"] - 1}]
+    return forms
+
+
 def upto_divergence(history: dict, run) -> dict:
     """The operations up to the one that diverged (those after it cannot matter)."""
     at = len(run.commands) if run.kind != "fresh read" else len(history["ops"])
@@ -65,7 +96,7 @@ def shrink(spark, history: dict, run, seconds: float, folder: Path) -> tuple:
     """(the shortest history found within seconds, its Run, how many candidates were replayed)."""
     shrinker = Shrinker(spark, run.kind, seconds, folder)
     history = upto_divergence(history, run)
-    for fewer in (shrinker.fewer_ops, shrinker.fewer_days, shrinker.fewer_ops):
+    for fewer in (shrinker.fewer_ops, shrinker.fewer_days, shrinker.fewer_ops, shrinker.simpler_ops):
         history, run = fewer(history, run)
         history = upto_divergence(history, run)
     return history, run, shrinker.tries
