@@ -25,12 +25,13 @@ from fingerprint import table_state
 from load_day import main as load_day_main
 from shoptoolkit import day_compare, day_frames
 from shoptoolkit.file_check import in_spark as spark_path
-from shoptoolkit.file_check.in_python import CONTROL, read_day_file
+from shoptoolkit.file_check.in_python import CONTROL, read_day_file, read_orders
 from shoptoolkit.day_record import recorded_checks
 from shoptoolkit.jvm import expression_mode
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file
-from test_bad_input import HEADER, REJECTED
+from shoptoolkit.table_schema import COLUMNS
+from test_bad_input import HEADER, LOADED, REJECTED
 
 FILLER = 5000  # valid orders put before a case's own lines, so that its bad line comes near the end
 
@@ -97,6 +98,22 @@ def test_a_refusal_found_in_spark_is_the_python_paths_line(case, september, spar
     assert capsys.readouterr() == ("", f"error: {line}\n")
     assert not CONTROL.search(line)
     assert table_state(spark) == before
+
+
+@pytest.mark.parametrize("case", LOADED)
+def test_an_odd_but_valid_big_file_loads_the_rows_the_csv_reader_gives(case, september, spark, in_spark, capsys):
+    """test_bad_input's files that load (a byte-order mark, CRLF, columns in another order, blank lines
+    at the end), with FILLER orders after their header, in its columns and line ends."""
+    first, _, rest = LOADED[case].partition(b"\n")
+    names = first.decode("utf-8-sig").strip().split(",")
+    filler = [",".join(dict(zip(COLUMNS, line.split(",")))[name] for name in names) for line in orders(SEP_15, FILLER, 500_000)]
+    ending = b"\r\n" if first.endswith(b"\r") else b"\n"
+    day_file(SEP_15).write_bytes(first + b"\n" + b"".join(line.encode() + ending for line in filler) + rest)
+    expected = sorted(tuple(row) for row in read_orders(spark, read_day_file(SEP_15), SEP_15).collect())
+    assert load_day_main(["2026-09-16"]) == 0
+    assert capsys.readouterr().out == (f"run 2026-09-16 loaded 2026-09-15: {FILLER + 3} rows, "
+                                       f"orders_daily has {130 + FILLER}\n")
+    assert table_rows(spark, SEP_15) == expected
 
 
 def test_a_big_valid_day_loads_checks_ok_and_keeps_its_files_sha256(september, spark, in_spark, capsys):

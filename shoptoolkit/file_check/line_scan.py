@@ -50,6 +50,15 @@ class Scan:
     def lines(self) -> int:
         return sum(self.counts) if self.counts else 1 + (self.size > len(self.header) + 1)
 
+    @property
+    def line_one(self) -> bytes:
+        """Line 1 as Spark reads it: Hadoop's line reader drops a UTF-8 byte-order mark at a file's start."""
+        return self.header.removeprefix(b"\xef\xbb\xbf")
+
+    def whole(self, read: int) -> bool:
+        """Whether read bytes of lines, an LF after each, as Spark read them, are the whole file."""
+        return read + len(self.header) - len(self.line_one) == self.size
+
     def line(self, block: int, at: int) -> int:
         """The number of a line from its split's first byte and its place in its task."""
         number = block // self.split
@@ -84,7 +93,7 @@ def count_lines(spark, scans: list) -> None:
         return
     by_header, split = {}, scans[0].split
     for scan in scans:
-        by_header.setdefault((tuple(scan.columns), scan.header), []).append(day_file(scan.day))
+        by_header.setdefault((tuple(scan.columns), scan.line_one), []).append(day_file(scan.day))
     lines = reduce(lambda one, other: one.unionByName(other),
                    [checked_lines(spark, paths, list(columns), header) for (columns, header), paths in by_header.items()])
     with splits_of(spark, split):
@@ -93,7 +102,7 @@ def count_lines(spark, scans: list) -> None:
     for scan in scans:
         _, counts, firsts, size, headers, orders, lowest, highest, distinct, refused, opens = found[str(scan.day)]
         scan.counts, scan.firsts = counts[:-(-scan.size // split)], firsts[:-(-scan.size // split)]
-        scan.ends, scan.orders, scan.lowest, scan.highest, scan.distinct = (size == scan.size, orders, lowest,
+        scan.ends, scan.orders, scan.lowest, scan.highest, scan.distinct = (scan.whole(size), orders, lowest,
                                                                            highest, distinct)
         refused = [scan.line(*refused)] if refused else []
         scan.refused = min(refused + ([repeated_header(spark, scan)] if headers > 1 else []), default=None)
@@ -131,7 +140,7 @@ def layout(spark, scan: Scan) -> Scan:
             rows = sorted(split_lines(spark, [day_file(scan.day)]).groupBy("block")
                           .agg(F.count("*"), F.min("at"), F.sum(F.octet_length("raw") + 1)).collect())
         scan.alone = dataclasses.replace(scan, counts=[row[1] for row in rows], firsts=[row[2] for row in rows])
-        scan.alone.ends = sum(row[3] for row in rows) == scan.size
+        scan.alone.ends = scan.whole(sum(row[3] for row in rows))
     return scan.alone
 
 
@@ -158,7 +167,7 @@ def repeated_header(spark, scan: Scan) -> int:
     alone = layout(spark, scan)
     with splits_of(spark, scan.split):
         at = (split_lines(spark, [day_file(scan.day)])
-              .where((F.col("block") == 0) & (F.col("raw") == F.lit(bytearray(scan.header)))
+              .where((F.col("block") == 0) & (F.col("raw") == F.lit(bytearray(scan.line_one)))
                      & (F.col("at") > alone.firsts[0])).agg(F.min("at")).first()[0])
     return alone.line(0, at)
 
@@ -167,7 +176,7 @@ def first_twice(spark, scan: Scan) -> tuple:
     """(line, order id) of the first line whose id an earlier line of scan's file holds (another query)."""
     from pyspark.sql import Window, functions as F
     alone = layout(spark, scan)
-    orders = (checked_lines(spark, [day_file(scan.day)], scan.columns, scan.header)
+    orders = (checked_lines(spark, [day_file(scan.day)], scan.columns, scan.line_one)
               .where(F.col("order_id").isNotNull()))
     nth = F.row_number().over(Window.partitionBy("order_id").orderBy("block", "at"))
     with splits_of(spark, scan.split):
