@@ -110,6 +110,13 @@ def compare_in_spark(spark, found, day):
     return day_verdict(day, rows, found.count, differences)
 
 
+def all_missing_in_spark(spark, found, day):
+    """(False, message) for a big day while there is no table yet: every order of its file is missing, the
+    first ids listed as compare_day lists them (found by Spark)."""
+    ids = read_orders(spark, found, day).select("order_id").orderBy("order_id").limit(6).collect()
+    return day_verdict(day, 0, found.count, {"missing": (found.count, listed([row.order_id for row in ids]))})
+
+
 def first_ids(kinds, kind: str) -> str:
     """The first five ids of one kind of difference, as listed() shows them."""
     ids = [row.order_id for row in kinds.where(kinds.kind == kind).orderBy("order_id").limit(6).collect()]

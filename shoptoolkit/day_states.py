@@ -18,8 +18,8 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 
-from shoptoolkit.day_compare import (checked_file, compare_checked, compare_in_spark, day_verdict, rows_of_day,
-                                     stored_ids, without_file)
+from shoptoolkit.day_compare import (all_missing_in_spark, checked_file, compare_checked, compare_in_spark,
+                                     rows_of_day, stored_ids, without_file)
 from shoptoolkit.day_record import file_sha256, recorded_checks
 from shoptoolkit.lineage import commit_loads, restored_by
 from shoptoolkit.run_args import as_date, day_loaded_by, run_dates
@@ -116,7 +116,7 @@ def big_day(spark, day, checked) -> tuple:
     if checked.found and table_exists(spark):
         matches, message = compare_in_spark(spark, checked.found, day)
     elif checked.found:  # no table yet: every order of the file is missing
-        matches, message = day_verdict(day, 0, checked.found.count, {"missing": (checked.found.count, "...")})
+        matches, message = all_missing_in_spark(spark, checked.found, day)
     else:
         matches, message = without_file(day, f"bad file ({checked.refusal})", rows)
     return matches, message, rows, checked.sha256

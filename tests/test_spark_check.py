@@ -1,5 +1,6 @@
 """The Spark path of a day's check (shoptoolkit/file_check/in_spark.py): every refusal of the bad-input
-matrix, with the bad line near the end of a big file, gets the Python path's line; a valid big day loads,
+matrix, with the bad line near the end of a big file, gets the Python path's line, and its files that load
+give the CSV reader's rows; the common-line pattern takes no line the rules refuse; a valid big day loads,
 checks ok and keeps its file's sha256; check_pipeline.py sums it in Spark; a commit of several days
 refuses one; a file:// root works.
 SPARK_CHECK_BYTES is lowered to 100 kB, so that these files of about 200 kB take the Spark path (read
@@ -114,6 +115,30 @@ def test_an_odd_but_valid_big_file_loads_the_rows_the_csv_reader_gives(case, sep
     assert capsys.readouterr().out == (f"run 2026-09-16 loaded 2026-09-15: {FILLER + 3} rows, "
                                        f"orders_daily has {130 + FILLER}\n")
     assert table_rows(spark, SEP_15) == expected
+
+
+NOT_COMMON = ["2059,   ,4.50,2026-09-15T10:00:00", "2059,C\x7f1,4.50,2026-09-15T10:00:00", "2059,C1,-4.50,2026-09-15T10:00:00",
+              "2059,C1,4.501,2026-09-15T10:00:00", "1234567890123456789,C1,4.50,2026-09-15T10:00:00",
+              "2059,C1,4.50,2026-09-15T24:00:00", "2059,C1,4.50,2026-09-16T10:00:00", "2059,C1\r1,4.50,2026-09-15T10:00:00",
+              "2059,C1,4.50,2026-09-15T10:00:00,x", "2059,C1,4.50", "2059,C1,4.50,2026-09-15T10:00:00 ",
+              "2059,C1,4.50,2026-9-15T10:00:00", "2059,C1,4.50,2026-09-15 10:00:00", "\u0662059,C1,4.50,2026-09-15T10:00:00"]
+
+
+def test_the_common_line_pattern_takes_no_line_the_rules_refuse(spark, tmp_path, monkeypatch):
+    """checked_lines accepts a common line (rules_sql.common_order) with one pattern and checks no further:
+    each line here, which that pattern must leave to every rule, is one it does not take."""
+    from pyspark.sql import functions as F
+    from shoptoolkit.file_check.rules_sql import common_order
+    monkeypatch.chdir(tmp_path)
+    day_file(SEP_15).parent.mkdir(parents=True)
+    valid = ["2059, C 1 ,4.50,2026-09-15T10:00:00", "2059,C1,4,2026-09-15T23:59:59\r"]
+    for line in NOT_COMMON[:-1]:  # the last is a valid order (an Arabic-Indic digit) the pattern leaves to the rules
+        day_file(SEP_15).write_text(f"{HEADER}\n{line}\n")
+        with pytest.raises(ToolkitError):
+            read_day_file(SEP_15)
+    lines = spark.createDataFrame([(line,) for line in valid + NOT_COMMON], "text STRING")
+    found = [row[0] for row in lines.select(common_order(F.col("text"), list(COLUMNS), F.lit(str(SEP_15)))).collect()]
+    assert found == [True] * len(valid) + [False] * len(NOT_COMMON)
 
 
 def test_a_big_valid_day_loads_checks_ok_and_keeps_its_files_sha256(september, spark, in_spark, capsys):

@@ -4,11 +4,10 @@
     from shoptoolkit.file_check.line_scan import Scan, count_lines
     count_lines(spark, scans)                  # each Scan's line counts, ids' range, first refused line
 
-The files are read in splits (day_frames.split_lines), several tasks a big file, several small files
-a task; a line is known by its split's first byte and its place in its task, and its number follows
-from how many lines the splits before it hold and the place of its split's first line, which the same
-query finds. The other queries here read one file again, and are run only for a file that is refused:
-some of its lines, its first duplicate id, the line of an id, a header line that comes again.
+The files are read in splits (day_frames.split_lines), several tasks a big file, several small files a
+task; a line is known by its split's first byte and its place in its task: its number follows from the
+lines of the splits before it and its split's first place, which the same query finds. The other queries
+read one file again, only for a refused file: some lines, its first repeated id, an id's line, a header again.
 """
 import dataclasses
 import datetime as dt
@@ -16,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from functools import reduce
 
-from shoptoolkit.file_check.rules_sql import line_kind, order_id, refused_order
+from shoptoolkit.file_check.rules_sql import common_id, common_order, line_kind, order_id, refused_order
 from shoptoolkit.day_frames import split_lines, split_size, splits_of
 from shoptoolkit.project_paths import day_file
 from shoptoolkit.table_schema import COLUMNS
@@ -73,22 +72,26 @@ def checked_lines(spark, paths, columns, header: bytes = None):
     from pyspark.sql import functions as F
     places = {name: F.lit(columns.index(name) + 1) for name in COLUMNS}
     kind, fields, controls = line_kind(F.col("text"), F.lit(False))  # an open last line: see file_verdict
+    rare = ~F.col("common")  # every rule for a line that is not a common one only
     lines = (split_lines(spark, paths)
-             .select("*", kind.alias("kind"), fields.alias("fields"), controls.alias("controls"),
-                     F.is_valid_utf8("text").alias("utf8"),
+             .select("*", common_order(F.col("text"), columns, F.col("day")).alias("common"),
                      ((F.col("block") == 0) & (F.col("raw") == F.lit(bytearray(header))) if header is not None
                       else F.lit(False)).alias("is_header"))
-             .select("*", refused_order(F.col("fields"), F.col("controls"), places, F.col("day")).alias("bad")))
-    data, kind = ~F.col("is_header"), F.col("kind")
-    refused = data & (~F.col("utf8") | (kind == "error") | ((kind == "order") & F.col("bad")))
-    accepted = data & F.col("utf8") & (kind == "order") & ~F.col("bad")
+             .select("*", *(F.when(rare, value).alias(name) for name, value in (
+                 ("kind", kind), ("fields", fields), ("controls", controls), ("utf8", F.is_valid_utf8("text")))))
+             .select("*", F.when(rare, refused_order(F.col("fields"), F.col("controls"), places, F.col("day")))
+                     .alias("bad")))
+    data, kind, utf8 = ~F.col("is_header"), F.col("kind"), F.col("utf8")
+    refused = data & rare & (~utf8 | (kind == "error") | ((kind == "order") & F.col("bad")))
+    accepted = data & (F.col("common") | (utf8 & (kind == "order") & ~F.col("bad")))
+    found_id = F.when(F.col("common"), common_id(F.col("text"), columns)).otherwise(order_id(F.col("fields"), places))
     return lines.select("day", "block", "at", "raw", "is_header", refused.alias("refused"),
-                        (data & F.col("utf8") & (kind == "open")).alias("opens"),
-                        F.when(accepted, order_id(F.col("fields"), places)).alias("order_id"))
+                        (data & rare & utf8 & (kind == "open")).alias("opens"),
+                        F.when(accepted, found_id).alias("order_id"))
 
 
 def count_lines(spark, scans: list) -> None:
-    """Fill in each scan from one query over the lines of all their files."""
+    """Fill in each scan from one query over the lines of all their files ."""
     if not scans:
         return
     by_header, split = {}, scans[0].split
@@ -102,8 +105,7 @@ def count_lines(spark, scans: list) -> None:
     for scan in scans:
         _, counts, firsts, size, headers, orders, lowest, highest, distinct, refused, opens = found[str(scan.day)]
         scan.counts, scan.firsts = counts[:-(-scan.size // split)], firsts[:-(-scan.size // split)]
-        scan.ends, scan.orders, scan.lowest, scan.highest, scan.distinct = (scan.whole(size), orders, lowest,
-                                                                           highest, distinct)
+        scan.ends, scan.orders, scan.lowest, scan.highest, scan.distinct = scan.whole(size), orders, lowest, highest, distinct
         refused = [scan.line(*refused)] if refused else []
         scan.refused = min(refused + ([repeated_header(spark, scan)] if headers > 1 else []), default=None)
         scan.opens = scan.line(*opens) if opens else None
@@ -112,9 +114,8 @@ def count_lines(spark, scans: list) -> None:
 def per_file(lines, split: int, splits: int):
     """A row a file of checked_lines: the lines in each of its splits and the place of each one's first
     line, its bytes counted from them (its size when it ends in LF), how many lines are the header's bytes,
-    its orders, their lowest, highest and distinct ids, its first refused line and first opening one
-    (split, place). Summed first by bucket of ids, where Spark's bitmaps count the distinct ids
-    exactly, then by file."""
+    its orders, their lowest, highest and distinct ids, its first refused line and first opening one (split,
+    place). Summed by bucket of ids first, where Spark's bitmaps count the distinct ids exactly, then by file."""
     from pyspark.sql import functions as F
     in_split = [F.col("block") == k * split for k in range(splits)]
     sums = {f"count_{k}": F.count_if(where) for k, where in enumerate(in_split)}

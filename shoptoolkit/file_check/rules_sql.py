@@ -25,6 +25,12 @@ OPEN = rf"\A{QUOTED}\z"
 CRS = r"\A\r*\z"
 # The time of day fromisoformat accepts (ASCII digits only), after the file's day.
 TIME = r"\AT(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\z"
+# A till's common line, which check_row accepts, each column in a form narrower than its rule: ASCII, no
+# quote, no control character, a customer_id not only spaces, fields far under csv's size limit. A line
+# of this form (and its day) is accepted by one pattern; any other line is checked by every rule.
+COMMON = {"order_id": "[0-9]{1,18}", "amount": r"[0-9]{1,10}(?:\.[0-9]{1,2})?",
+          "customer_id": r"\x20{0,64}[\x21\x23-\x2b\x2d-\x7e][\x20\x21\x23-\x2b\x2d-\x7e]{0,1000}",
+          "ordered_at": "[0-9]{4}-[0-9]{2}-[0-9]{2}" + TIME[2:-2]}
 
 
 @functools.cache
@@ -52,11 +58,37 @@ def fullmatch(value, pattern):
                       | (value.rlike(r"[^\x00-\x7f]") & value.rlike(java(pattern))), F.lit(False))
 
 
+def without_crs(text):
+    """A line less the CRs at its end (a CRLF file's; Spark's CSV reader ends a line at them)."""
+    from pyspark.sql import functions as F
+    return F.when(text.endswith("\r"), F.regexp_replace(text, r"\r+\z", "")).otherwise(text)
+
+
 def plain_fields(text):
     """A line without quotes: its fields, and whether csv refuses a CR in it (one not at its end)."""
     from pyspark.sql import functions as F
-    kept = F.when(text.endswith("\r"), F.regexp_replace(text, r"\r+\z", "")).otherwise(text)
+    kept = without_crs(text)
     return F.split(kept, ",", -1), kept.contains("\r")
+
+
+def common_order(text, columns: list, day):
+    """Whether a line (text, without its LF) is a common one: COMMON's forms in the header's order (columns),
+    perhaps a CR at its end, its ordered_at on day (the file's, as YYYY-MM-DD)."""
+    from pyspark.sql import functions as F
+    pattern = r"\A" + ",".join(COMMON[name] for name in columns) + r"\r?\z"
+    on_day = F.substr(nth_field(text, columns.index("ordered_at") + 1), F.lit(1), F.lit(10)) == day
+    return F.coalesce(text.rlike(pattern) & on_day, F.lit(False))
+
+
+def nth_field(text, place: int):
+    """The field at place (1 for the first) of a line without quotes, split at its commas."""
+    from pyspark.sql import functions as F
+    return F.substring_index(F.substring_index(text, ",", place), ",", -1)
+
+
+def common_id(text, columns: list):
+    """The order id of a common line (common_order)."""
+    return nth_field(without_crs(text), columns.index("order_id") + 1).cast("bigint")
 
 
 def quoted_fields(text):

@@ -76,4 +76,17 @@ HISTORIES = {
         {"op": "check_day", "day": 0}, {"op": "spoil", "day": 1, "kind": "negative", "pick": 4},
         {"op": "load", "day": 1}, {"op": "spoil", "day": 0, "kind": "twice", "pick": 7}, backfill(0, 1, per_commit=2),
         {"op": "check_month"}, {"op": "history", "limit": 4})},
+    # Found by the hour's soak: another writer's SET TBLPROPERTIES (deletion vectors) made the model think
+    # upkeep's undo window was set, so it expected no commit for it (the model now keeps the window per version).
+    "window_after_vectors": {"seed": 404038691, "first": "2026-09-28", "days": 1, "ops": ops(
+        write(0, 429076), backfill(0, 0), foreign("vectors"),
+        {"op": "upkeep", "today": "2026-10-31", "dry_run": False, "vacuum": True})},
+    # Found by the hour's soak: check_month of a big file before the table's first load said its orders were
+    # missing without the first ids ("(...)"), where a small file's line lists them; Spark now finds them.
+    "big_day_before_any_load": {"seed": 479071120, "first": "2026-09-15", "days": 1, "ops": ops(
+        write(0, 807015, "big"), {"op": "check_month"})},
+    # Found by the hour's soak: a backfill of a run without a file, at once with the table's first load, may end
+    # before that load commits and say the table does not exist; the model expected the load's day (printed.py).
+    "closing_line_at_once": {"seed": 333848921, "first": "2026-09-20", "days": 5, "ops": ops(
+        write(0, 736949), {"op": "writers", "ops": [{"op": "load", "day": 0}, backfill(4, 4)]})},
 }

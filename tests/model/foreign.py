@@ -5,8 +5,10 @@ order left out, its first one's amount changed), and once a history deletion vec
 model knows what each does to the rows; the day's lineage stays its last load's, so the day's state
 (docs/reprocess.md) and every check's PROBLEM line follow from the rows.
 """
+from dataclasses import replace
+
 from model.plan import Plan
-from model.table_model import Outcome, Version
+from model.table_model import Outcome
 from model.till import PRICES, check_file
 
 KINDS = ("insert", "delete", "update", "delete_day", "replace")
@@ -85,5 +87,5 @@ def foreign_plan(op, model, days) -> Plan:
 
     def step(model):
         now = model.now
-        return Outcome(Version({day: rows for day, rows in table.items() if rows}, now.loaded, now.partitioned), entry)
+        return Outcome(replace(now, table={day: rows for day, rows in table.items() if rows}), entry)
     return Plan(["tests/model/foreign_write.py", statement], call, lambda model, results: (0, []), [[step]])

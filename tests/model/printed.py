@@ -1,7 +1,8 @@
 """What an operation printed, made comparable with what the model says it prints: a backfill's run
 lines without their place (3/30) and time, a retry's line left out (the model cannot know when a write
 conflict happens), and, for writes at once, the table's total after each commit masked and the lines
-sorted (which commit a total was read after, and which run ends first, is not the model's to say).
+sorted (which commit a total was read after, and which run ends first, is not the model's to say); a
+backfill's closing line's table may even not exist yet, when the other writer makes it.
 A killed operation's lines must be what it would have printed, up to where it was stopped.
 """
 import re
@@ -9,6 +10,7 @@ import re
 PLACE = re.compile(r"^\d+/\d+ (?=run )")                   # backfill.py's place of a run's line
 TIME = re.compile(r" \(\d+\.\d+ s\)$")                     # a run's, a commit's or the closing line's time
 TOTAL = re.compile(r"(orders_daily has) \d+(?=[;,]| \(|$)")  # the table's total after a commit
+STATE = re.compile(r"orders_daily (?:has \d+ days, \d+ orders|does not exist)")  # a backfill's closing line's
 RETRY = "lost a write conflict"
 
 
@@ -19,7 +21,7 @@ def plain(lines) -> list:
 
 def masked(lines) -> list:
     """The lines of writes at once: totals masked, in sorted order but the closing line last."""
-    lines = [TOTAL.sub(r"\1 N", line) for line in lines]
+    lines = [TOTAL.sub(r"\1 N", STATE.sub("orders_daily has N days", line)) for line in lines]
     closing = [line for line in lines[-1:] if line.startswith("ran ")]
     return sorted(lines[:len(lines) - len(closing)]) + closing
 

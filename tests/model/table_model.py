@@ -7,7 +7,7 @@ model as it is when it commits, it gives an Outcome, the new version and its his
 reasons its runs were refused.
 """
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from model.till import check_file, file_bytes, file_sha256, line_of, shown
 
@@ -20,6 +20,7 @@ class Version:
     table: dict          # day -> sorted tuple of rows (order_id, customer_id, amount, ordered_at, 'YYYY-MM-DD')
     loaded: dict         # day -> the lineage entry of the load its rows come from
     partitioned: bool = False
+    window: bool = False  # upkeep set the undo window, a table property every later write keeps
 
     def total(self) -> int:
         return sum(map(len, self.table.values()))
@@ -100,7 +101,7 @@ def load_outcome(model, runs, clash_table: dict = None) -> Outcome:
         loaded[str(day)] = lineage_entry(run_date, day, lines)
         outcome.loaded.append((run_date, day, len(rows)))
     if outcome.loaded:
-        outcome.version = Version({day: rows for day, rows in table.items() if rows}, loaded, now.partitioned)
+        outcome.version = replace(now, table={day: rows for day, rows in table.items() if rows}, loaded=loaded)
         outcome.entry = load_entry([loaded[str(day)] for _, day, _ in outcome.loaded])
     return outcome
 
@@ -140,7 +141,7 @@ def restore_outcome(model, first_day, last_day, version: int) -> Outcome:
                  else f"order_date >= DATE'{days[0]}' AND order_date <= DATE'{days[-1]}'")
     written = sum(len(then.table.get(day, ())) for day in days)
     before = sum(len(now.table.get(day, ())) for day in days)
-    after = Version(table, loaded, now.partitioned)
+    after = replace(now, table=table, loaded=loaded)
     return Outcome(after, {"operation": "WRITE", "predicate": predicate, "rows_written": written, "lineage": {},
                            "note": f"restore_day: {label} from version {version}"},
                    line=f"restored {label} from version {version} ({before} rows -> {written}); "
@@ -155,7 +156,7 @@ def partition_outcome(model) -> Outcome:
     if now.partitioned:
         return Outcome(line="orders_daily is already partitioned by order_date: nothing to do")
     before = len(model.versions) - 1
-    return Outcome(Version(now.table, now.loaded, True),
+    return Outcome(replace(now, partitioned=True),
                    {"operation": "WRITE", "predicate": "-", "rows_written": now.total(), "lineage": {}, "note": ""},
                    line=f"orders_daily is now partitioned by order_date: version {before} -> {before + 1}, "
                         f"{now.total()} rows, the same as before")

@@ -10,6 +10,7 @@ many files Spark wrote, as it cannot know which of two writers at once commits f
 import datetime as dt
 import json
 import re
+from dataclasses import replace
 
 from model.plan import ONE_DAY, Plan, error_or, printed
 from model.table_model import TABLE_MISSING, Outcome
@@ -78,10 +79,11 @@ def marker(operation: str, line: str = ""):
     def step(model):
         if model.now is None:
             return Outcome(refused={None: TABLE_MISSING})
-        if operation == "SET TBLPROPERTIES" and any(entry["operation"] == operation for entry in model.entries):
+        window = operation == "SET TBLPROPERTIES"  # another writer's SET TBLPROPERTIES sets no window
+        if window and model.now.window:
             return Outcome()  # the window is set already: no commit, no line
-        return Outcome(model.now, {"operation": operation, "predicate": "-", "rows_written": 0, "lineage": {},
-                                     "note": ""}, line=line)
+        return Outcome(replace(model.now, window=model.now.window or window), {
+            "operation": operation, "predicate": "-", "rows_written": 0, "lineage": {}, "note": ""}, line=line)
     return step
 
 
