@@ -3,6 +3,7 @@
     python bench/bench_engine.py                   # every part, each in a process of its own
     python bench/bench_engine.py --only big-day    # or crossover, year, september
     python bench/bench_engine.py --only big-day --session untold    # one kind of session only
+    python bench/bench_engine.py --only big-day --session told --orders 5000000   # a day of 5 M orders
 
 Rough times on 2 cores: crossover 4 minutes, big-day 6, year 8, september 12. Each part but september
 works in a temporary root, in one Spark session. Its ways alternate (a, b, a, b); a ratio compares each
@@ -84,11 +85,11 @@ def toolkit_day(spark, run_date) -> tuple:
     return ended - began, f" (load {loaded - began:.1f} s, check {ended - loaded:.2f} s; --deep {deep:.1f} s)"
 
 
-def big_day(spark, kind: str = "told") -> list:
+def big_day(spark, kind: str = "told", orders: int = BIG_ROWS) -> list:
     make_days()
     load_day(spark, "2026-09-02")  # as bench_scale.py: a warm-up, and a table holding a small day
     plain_day(spark, dt.date(2026, 9, 1))  # the same small day in plain Spark's table
-    write_big_day(BIG_DAY, BIG_ROWS)  # make_days wrote a small 15 September over it
+    write_big_day(BIG_DAY, orders)  # make_days wrote a small 15 September over it
     found = tries({"toolkit": partial(toolkit_day, spark, BIG_RUN),
                    "plain Spark": partial(plain_day, spark, BIG_DAY)}, 3)
     if kind != "told" or rs_missing():
@@ -193,14 +194,14 @@ def part_session(name: str, kind: str):
     return delta_spark(app, commits=COMMITS[name], days=DAYS.get(name, ()))
 
 
-def run_part(name: str, kind: str = "told") -> None:
-    print(f"== {name}, session {kind} ({SESSIONS[kind]}): {top_line()}", flush=True)
+def run_part(name: str, kind: str = "told", orders: int = BIG_ROWS) -> None:
+    print(f"== {name}, session {kind} ({SESSIONS[kind]}), {orders:,} orders a big day: {top_line()}", flush=True)
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder, root_at(folder):
         if name in ("big-day", "year"):  # its files, written before the session starts, as a script finds them
-            write_big_day(BIG_DAY, BIG_ROWS) if name == "big-day" else write_big_days()
+            write_big_day(BIG_DAY, orders) if name == "big-day" else write_big_days()
         spark = part_session(name, kind)
-        print("\n".join(PARTS[name](spark, kind) if name == "big-day" else PARTS[name](spark)), flush=True)
+        print("\n".join(PARTS[name](spark, kind, orders) if name == "big-day" else PARTS[name](spark)), flush=True)
         spark.stop()
     loads = ", ".join(f"{load:.2f}" for load in os.getloadavg())
     print(f"== {name}: {time.perf_counter() - began:.0f} s in all; load average after {loads}", flush=True)
@@ -227,6 +228,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", choices=[*PARTS, "september"], help="run one part only")
     parser.add_argument("--session", choices=SESSIONS, help="big-day: one kind of session only (default: each)")
     parser.add_argument("--against", default=BEFORE, help=f"september's other tree (default {BEFORE})")
+    parser.add_argument("--orders", type=int, default=BIG_ROWS, help="big-day with --session: the day's orders")
     args = parser.parse_args(argv)
     if args.only is None:  # each part in a process of its own: its own JVM, its own peak memory
         for name in PARTS:
@@ -238,7 +240,7 @@ def main(argv=None) -> int:
     if args.only == "big-day" and args.session is None:
         big_day_sessions()
         return 0
-    run_part(args.only, args.session or "told")
+    run_part(args.only, args.session or "told", args.orders)
     return 0
 
 
