@@ -195,7 +195,8 @@ def part_session(name: str, kind: str):
 
 
 def run_part(name: str, kind: str = "told", orders: int = BIG_ROWS) -> None:
-    print(f"== {name}, session {kind} ({SESSIONS[kind]}), {orders:,} orders a big day: {top_line()}", flush=True)
+    size = f", {orders:,} orders" if name == "big-day" else ""
+    print(f"== {name}, session {kind} ({SESSIONS[kind]}){size}: {top_line()}", flush=True)
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder, root_at(folder):
         if name in ("big-day", "year"):  # its files, written before the session starts, as a script finds them
