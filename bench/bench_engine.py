@@ -16,7 +16,7 @@ crossover: the check of one day's file alone, Python's (read_day_file) against S
 (as a script's for a day from BIG_FILES on): the smallest day on which Spark's is the faster.
 big-day: a day of 1,000,000 orders (bench_scale.py's file), after a small day. The toolkit's load_day
 then check_day, three tries each, against plain Spark reading the file with the table's schema, replacing the day
-(replaceWhere on a DATE literal) and counting; target 1.5x. Then delta-rs twice, if deltalake is
+(replaceWhere on a DATE literal) and counting; target 1.3x. Then delta-rs twice, if deltalake is
 installed (requirements/bench.txt): a write, a count and a check that no order id repeats. It runs in
 three kinds of session, each in a process of its own (SESSIONS): made with no days, as a notebook makes
 it; made knowing its day, as load_day.py makes it; and with Java's C1 compiler alone whatever it was told,
@@ -55,15 +55,15 @@ from shoptoolkit.run_args import run_dates  # noqa: E402
 from side_by_side import best, other_tree, shown_mb, tries  # noqa: E402
 
 BIG_RUN = BIG_DAY + dt.timedelta(days=1)
-TARGET = 1.5  # issue 33: the toolkit's time at most 1.5 times plain Spark's
+DAY_TARGET, TARGET = 1.3, 1.5  # issue 41: the warm big day at most 1.3 times plain Spark's time, the year 1.5
 BEFORE = "1e73928"  # the last commit whose every check ran in Python (its Spark path switched off)
 
 
-def against_plain(found: dict) -> list:
+def against_plain(found: dict, target: float = TARGET) -> list:
     """The toolkit's best try against plain Spark's, and the highest peaks of each way's tries."""
     toolkit, plain = best(found, "toolkit"), best(found, "plain Spark")
     lines = [f"toolkit {toolkit:.1f} s against plain Spark {plain:.1f} s: {toolkit / plain:.1f}x "
-             f"(target {TARGET}x: {'met' if toolkit / plain <= TARGET else 'not met'})"]
+             f"(target {target}x: {'met' if toolkit / plain <= target else 'not met'})"]
     for name, measured in found.items():
         jvm = [mb for _, _, mb in measured if mb is not None]
         lines.append(f"  peak memory over {name}'s tries: Python {shown_mb(max(mb for _, mb, _ in measured))}, "
@@ -93,9 +93,9 @@ def big_day(spark, kind: str = "told", orders: int = BIG_ROWS) -> list:
     found = tries({"toolkit": partial(toolkit_day, spark, BIG_RUN),
                    "plain Spark": partial(plain_day, spark, BIG_DAY)}, 3)
     if kind != "told" or rs_missing():
-        return against_plain(found) + ([f"delta-rs skipped: {rs_missing()}"] if rs_missing() else [])
+        return against_plain(found, DAY_TARGET) + ([f"delta-rs skipped: {rs_missing()}"] if rs_missing() else [])
     rust = best(tries({"delta-rs": partial(rs_day, BIG_RUN)}), "delta-rs")
-    return against_plain(found) + [f"reference, delta-rs (no JVM), with a count and an id check: {rust:.1f} s"]
+    return against_plain(found, DAY_TARGET) + [f"reference, delta-rs (no JVM), with a count and an id check: {rust:.1f} s"]
 
 
 def timed(check, day) -> tuple:
