@@ -1,24 +1,24 @@
-"""Check one day of orders_daily against its landing file, order id by order id.
+"""Check one day of orders_daily against its landing file, order by order: ids and values.
 
     python check_day.py 2026-09-16          # checks day 2026-09-15, the day run 2026-09-16 loads
-    python check_day.py 2026-09-16 --deep   # compares the rows by order id even when the log proves the day
+    python check_day.py 2026-09-16 --deep   # compares the rows with the file even when the log proves the day
 
 Prints `ok ...` (exit 0) or a line starting with `PROBLEM` that says what is wrong (exit 1). When the
 day's rows are still those its latest load wrote, and its file unchanged, the Delta log proves it
 (shoptoolkit/day_record.py, docs/check.md) and no data file is read, nor Spark started unless the
 session is elsewhere (SPARK_REMOTE, SPARK_MASTER); anything else that touched the day, whoever wrote
-it, sends the check to the comparison by order id.
+it, sends the check to the comparison: each order's id, customer, amount and time (UTC).
 """
 import argparse
 import os
 
 from delta_session import delta_spark, small_day_queries
-from shoptoolkit.day_compare import (IDS_IN_PYTHON, checked_file, compare_checked, compare_in_spark, rows_of_day,
-                                     stored_ids, without_file)
+from shoptoolkit.day_compare import checked_file, compare_checked, rows_of_day, stored_rows, without_file
 from shoptoolkit.day_record import recorded_checks
 from shoptoolkit.errors import run_main
 from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
 from shoptoolkit.file_check.in_spark import spark_sized
+from shoptoolkit.spark_compare import IDS_IN_PYTHON, compare_in_spark
 from shoptoolkit.spark_settings import DATABRICKS_ENV
 
 
@@ -36,7 +36,7 @@ def check_day(spark, run_date, deep: bool = False):
         return compare_in_spark(spark, found, day)
     if not found and spark_sized([day]):
         return without_file(day, why, rows_of_day(spark, day))
-    return compare_checked(day, found, why, stored_ids(spark, day, day).get(day, []))
+    return compare_checked(day, found, why, stored_rows(spark, day, day).get(day, []))
 
 
 def not_local() -> bool:
@@ -47,7 +47,7 @@ def not_local() -> bool:
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_date", type=parse_date, help="run date D (YYYY-MM-DD); checks day D-1")
-    parser.add_argument("--deep", action="store_true", help="compare by order id even when the log proves the day")
+    parser.add_argument("--deep", action="store_true", help="compare the rows with the file even when the log proves the day")
     add_verbose(parser)
     add_root(parser)
     return parser.parse_args(argv)

@@ -76,8 +76,8 @@ def days(count: int) -> str:
 
 
 def problem_line(found) -> str:
-    """compare_day's line, or why a day whose rows still match its file is changed."""
-    if not found.matches:
+    """compare_day's line, or for a changed day, which load its rows come from and what to run."""
+    if found.state != "changed":
         return found.message
     return (f"PROBLEM {found.day}: file changed since run {found.loaded.get('run_date')} loaded it "
             f"(sha256 {found.loaded['sha256'][:12]}, now {found.file_sha256[:12]}); "

@@ -26,7 +26,7 @@ from pyspark.sql import functions as F
 
 # The toolkit's own modules: run_pipeline.py puts the toolkit's folder on PYTHONPATH.
 from shoptoolkit.run_args import run_dates
-from shoptoolkit.table_schema import COLUMNS, PARTITION_COLUMN, columns_ddl
+from shoptoolkit.table_schema import COLUMNS, CSV_OPTIONS as TOOLKIT_CSV, PARTITION_COLUMN, columns_ddl
 
 spark: SparkSession  # set by spark-pipelines before this file runs (Spark 4.2)
 
@@ -35,8 +35,7 @@ BY_DAY = "orders_by_day"
 DAY_OF_FILE = r"(\d{4}-\d{2}-\d{2})\.csv$"
 # enforceSchema=false: the header must name the schema's columns, so a changed till format fails the
 # flow instead of loading amounts into the wrong column (the scripts refuse such a file too).
-CSV_OPTIONS = {"header": "true", "enforceSchema": "false", "mode": "FAILFAST",
-               "timestampFormat": "yyyy-MM-dd'T'HH:mm:ss"}
+CSV_OPTIONS = {**TOOLKIT_CSV, "enforceSchema": "false"}
 
 
 def setting(key: str, default: str = "") -> str:

@@ -10,7 +10,7 @@ Spark reads the files (Hadoop paths, read by the executors); only what a query c
 from contextlib import contextmanager
 from functools import reduce
 
-from shoptoolkit.table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
+from shoptoolkit.table_schema import COLUMNS, CSV_OPTIONS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
 
 DAY_FILE_NAME = r"(\d{4}-\d{2}-\d{2})\.csv$"  # project_paths.day_file: the day, then .csv
 OPEN_COST = "spark.sql.files.openCostInBytes"
@@ -28,7 +28,7 @@ def read_days(spark, found_days: list):
     for _, found in found_days:
         by_columns.setdefault(tuple(found.columns), []).append(str(found.path))
     frames = [(spark.read.schema(columns_ddl(columns))
-               .options(header=True, mode="FAILFAST", timestampFormat="yyyy-MM-dd'T'HH:mm:ss")
+               .options(**CSV_OPTIONS)
                .csv(paths)
                .select(*COLUMNS, F.regexp_extract("_metadata.file_name", DAY_FILE_NAME, 1)
                        .cast(PARTITION_TYPE).alias(PARTITION_COLUMN)))

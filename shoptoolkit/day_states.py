@@ -8,22 +8,25 @@ A day is, checked in this order:
   future    its run date is after `today` (only when a today is given)
   no file   no landing file, whether the table has rows for it or not
   missing   a file but no rows
-  changed   the file's sha256 differs from the one the day's latest load recorded
-  mismatch  the rows' order ids differ from the file's (or the file does not pass the checks)
-  ok        the rows match the file, and the file is the one last loaded
-No scheduler database is read: each load records its file's sha256 in its commit (load_day's lineage);
-after restore_day.py, a day's rows are those of the load it went back to, and its file is compared with that.
+  ok        the rows are the file's orders, ids and values (check_day's verdict)
+  changed   the rows are still those the day's latest load wrote, from a file whose sha256 was another
+  mismatch  any other difference (or the file does not pass the checks)
+No scheduler database is read: each load records its file's sha256 and its rows' digest in its commit
+(load_day's lineage); after restore_day.py, a day's rows are those of the load it went back to. A load's
+lineage speaks for the day only while the day holds exactly the rows it wrote (the same digest): once
+another writer changed them, the day is ok or mismatch from its rows alone.
 """
 import datetime as dt
 import math
 from dataclasses import dataclass
 
-from shoptoolkit.day_compare import (all_missing_in_spark, checked_file, compare_checked, compare_in_spark,
-                                     rows_of_day, stored_ids, without_file)
+from shoptoolkit.day_compare import checked_file, compare_checked, rows_of_day, stored_rows, without_file
 from shoptoolkit.day_record import file_sha256, recorded_checks
 from shoptoolkit.lineage import commit_loads, restored_by
+from shoptoolkit.row_values import rows_digest
 from shoptoolkit.run_args import as_date, day_loaded_by, run_dates
 from shoptoolkit.file_check.in_spark import checked_in_spark, spark_sized
+from shoptoolkit.spark_compare import all_missing_in_spark, compare_in_spark, table_digest
 from shoptoolkit.table import history_frame, table_exists
 
 STATES = ("ok", "changed", "mismatch", "missing", "no file", "future")
@@ -34,11 +37,11 @@ class DayState:
     """One day's state, with what it was found from."""
     day: dt.date
     state: str
-    matches: bool           # compare_day's verdict: the rows' ids are the file's
+    matches: bool           # compare_day's verdict: the rows are the file's orders, ids and values
     message: str            # compare_day's line, `ok ...` or `PROBLEM ...`
     rows: int
     file_sha256: str        # '' when there is no file
-    loaded: dict            # the lineage of the day's latest load, {} when none is in the history
+    loaded: dict            # the lineage of the load whose rows the day holds, {} when none does
 
     def as_json(self) -> dict:
         return {"day": str(self.day), "state": self.state, "rows": self.rows, "check": self.message,
@@ -77,9 +80,17 @@ def state_of(day: dt.date, matches: bool, rows: int, sha_now: str, loaded: dict,
         return "no file"
     if rows == 0:
         return "missing"
-    if loaded and loaded["sha256"] != sha_now:
-        return "changed"
-    return "ok" if matches else "mismatch"
+    if matches:
+        return "ok"
+    return "changed" if loaded and loaded["sha256"] != sha_now else "mismatch"
+
+
+def speaks(loaded: dict, digest_now) -> dict:
+    """The lineage when the day still holds the rows its load wrote (a lineage without a digest, from
+    before it was recorded, is taken at its word), else {}. digest_now: a callable, asked only if needed."""
+    if not loaded or "rows_digest" not in loaded:
+        return loaded
+    return loaded if loaded["rows_digest"] == digest_now() else {}
 
 
 def day_states(spark, first_day, last_day, today=None) -> list:
@@ -91,20 +102,22 @@ def day_states(spark, first_day, last_day, today=None) -> list:
     proven = recorded_checks(days, shas) if table_exists(spark) else {}
     big = [day for day in days if day not in proven and spark_sized([day])]
     in_spark = checked_in_spark(spark, big) if big else {}
-    in_table = stored_ids(spark, days[0], days[-1], big + list(proven)) if table_exists(spark) else {}
+    in_table = stored_rows(spark, days[0], days[-1], big + list(proven)) if table_exists(spark) else {}
     loads = latest_loads(spark, days[0], days[-1])
     found = []
     for day in days:
+        loaded = loads.get(day, {})
         if day in proven:  # the record's rows are the file's orders, which the latest load recorded
-            (matches, message), rows, sha_now = proven[day], loads[day]["rows_written"], shas[day]
+            (matches, message), rows, sha_now = proven[day], loaded["rows_written"], shas[day]
         elif day in in_spark:
             matches, message, rows, sha_now = big_day(spark, day, in_spark[day])
+            loaded = speaks(loaded, lambda: table_digest(spark, day))
         else:
-            ids = in_table.get(day, [])
+            stored = in_table.get(day, [])
             in_file, why = checked_file(day)
-            matches, message = compare_checked(day, in_file, why, ids)
-            rows, sha_now = len(ids), shas[day]
-        loaded = loads.get(day, {})
+            matches, message = compare_checked(day, in_file, why, stored)
+            rows, sha_now = len(stored), shas[day]
+            loaded = speaks(loaded, lambda: rows_digest(stored))
         found.append(DayState(day, state_of(day, matches, rows, sha_now, loaded, today),
                               matches, message, rows, sha_now, loaded))
     return found

@@ -2,7 +2,8 @@
 day states (the calendar, --reprocess), history.py and restore_day.py.
 
     load_day's commit      {"run_date": ..., "day": ..., "file": ..., "size": ..., "sha256": ..., "rows_read": ...,
-                            "rows_written": ..., "lowest": ..., "highest": ...}   (the file's order ids' range)
+                            "rows_written": ..., "lowest": ..., "highest": ..., "rows_digest": ...}
+                           (the file's order ids' range, and row_values' digest of its rows)
     a commit of many days  {"days": [one such entry a day]}          (load_days.py)
     restore_day's commit   restore_day: 2026-09-15 from version 29    (or a range `A .. B`)
 """
@@ -21,10 +22,12 @@ NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? f
 
 def lineage_entry(run_date: dt.date, day: dt.date, found: DayFile) -> dict:
     """What a load of one day wrote: its run, its day, and its file's size, sha256, rows and order ids'
-    range (what check_day's shortcut, day_record.py, compares with the commit's file statistics)."""
-    return {"run_date": str(run_date), "day": str(day), "file": shown(found.path), "size": found.size,
-            "sha256": found.sha256, "rows_read": found.count, "rows_written": found.count,
-            "lowest": found.lowest, "highest": found.highest}
+    range (what check_day's shortcut, day_record.py, compares with the commit's file statistics), and
+    the digest of its rows (day_states.py: whether the day still holds them)."""
+    entry = {"run_date": str(run_date), "day": str(day), "file": shown(found.path), "size": found.size,
+             "sha256": found.sha256, "rows_read": found.count, "rows_written": found.count,
+             "lowest": found.lowest, "highest": found.highest}
+    return {**entry, "rows_digest": found.rows_digest} if found.rows_digest else entry
 
 
 def lineage(run_date: dt.date, day: dt.date, found: DayFile) -> str:

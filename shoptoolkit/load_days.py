@@ -16,7 +16,7 @@ does not prove against their files in one query.
 import json
 
 from shoptoolkit.commit_ids import clashes_before, files_of, in_several_files, stored_elsewhere, without_clashes
-from shoptoolkit.day_compare import check_days
+from shoptoolkit.spark_compare import check_days
 from shoptoolkit.file_check.in_python import read_day_file
 from shoptoolkit.day_record import recorded_checks
 from shoptoolkit.day_frames import one_file_a_task, read_days

@@ -13,6 +13,9 @@ SPARK_TYPES = {"order_id": "BIGINT", "customer_id": "STRING", "amount": "DECIMAL
 COLUMNS = tuple(SPARK_TYPES)  # a landing file's columns, in the order make_days writes them
 PARTITION_COLUMN = "order_date"
 PARTITION_TYPE = "DATE"
+# How Spark reads a day file: a header, any error fails the read, and the till's times (no offset) are
+# UTC whatever the session's time zone (spark.sql.session.timeZone, which a notebook may change).
+CSV_OPTIONS = {"header": "true", "mode": "FAILFAST", "timestampFormat": "yyyy-MM-dd'T'HH:mm:ss", "timeZone": "UTC"}
 
 
 def columns_ddl(columns=COLUMNS) -> str:

@@ -1,5 +1,5 @@
 """check_day answers from the load's own record in the Delta log (shoptoolkit/day_record.py) while nothing
-else touched the day, and by order id as soon as anything did: here a plain Spark session writes the
+else touched the day, and by comparing its rows with the file as soon as anything did: here a plain Spark session writes the
 table as any other Delta client would, and each of its writes is caught. Then the same rules on logs
 written here by hand (no Spark): what proves a day and what does not, one case each."""
 import datetime as dt
@@ -48,7 +48,9 @@ FOREIGN_WRITES = {  # the statement, check_day's verdict, history.py's operation
     "delete": ("DELETE FROM {table} WHERE order_id = 2059",
                (False, "PROBLEM 2026-09-15: 2 rows for the file's 3 orders, 1 missing (2059)"),
                ("DELETE", "(order_id = 2059)", 0)),
-    "update": ("UPDATE {table} SET amount = amount + 1 WHERE order_id = 2059", OK_15,  # ids unchanged: ok by id
+    "update": ("UPDATE {table} SET amount = amount + 1 WHERE order_id = 2059",
+               (False, "PROBLEM 2026-09-15: 3 rows for the file's 3 orders, 1 differing (2059); "
+                       "order 2059: amount 25.90 in the table, 24.90 in the file"),
                ("UPDATE", "(order_id = 2059)", 1)),
     "replace_where": ("INSERT INTO {table} REPLACE WHERE order_date = DATE'2026-09-15' "
                       "SELECT * FROM {table} WHERE order_date = DATE'2026-09-15' AND order_id <> 2060",
@@ -58,7 +60,7 @@ FOREIGN_WRITES = {  # the statement, check_day's verdict, history.py's operation
 
 
 @pytest.mark.parametrize("kind", FOREIGN_WRITES)
-def test_another_writer_on_the_day_sends_the_check_to_the_ids(september, spark, kind):
+def test_another_writer_on_the_day_sends_the_check_to_the_rows(september, spark, kind):
     statement, verdict, commit = FOREIGN_WRITES[kind]
     table_sql(spark, statement)
     assert recorded_checks([SEP_15, SEP_14]) == {SEP_14: (True, check_day(spark, "2026-09-15", deep=True)[1])}

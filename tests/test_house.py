@@ -24,10 +24,10 @@ FILE_CHECK = {f"shoptoolkit.file_check.{name}" for name in ("in_python", "in_spa
 HELPERS = {f"shoptoolkit.{name}" for name in (
     "table_schema", "errors", "conflicts", "project_paths", "retry", "run_args", "delta_log_check",
     "day_frames", "first_load", "spark_settings", "table",
-    "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window")} | JVM | FILE_CHECK
+    "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window", "row_values")} | JVM | FILE_CHECK
 MACHINERY = {f"shoptoolkit.{name}" for name in ("day_compare", "lineage", "late_clash", "commit_ids", "load_days",
                                                  "day_states", "month_calendar", "reprocess", "compaction",
-                                                 "day_record")}
+                                                 "day_record", "spark_compare")}
 SESSION = {"delta_session"}
 DAYS = {"make_days", "load_day", "check_day", "restore_day", "partition_table", "history", "failed_day", "upkeep"}
 DRIVERS = {"backfill", "parallel", "check_month", "spark_server", "run_pipeline", "check_pipeline"}

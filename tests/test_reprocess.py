@@ -11,6 +11,7 @@ from conftest import LATE_ORDER, SEP_15, append_line, run_script, table_rows, ta
 from backfill import backfill, main as backfill_main
 from check_month import check_month, closing_line, main as check_month_main, month_states
 from shoptoolkit.day_states import DayState
+from shoptoolkit.file_check.in_python import read_day_file
 from shoptoolkit.project_paths import day_file
 from history import main as history_main, table_history
 from load_day import main as load_day_main
@@ -49,7 +50,7 @@ def test_history_json_gives_each_commits_lineage(september, spark, capsys):
                                 "file": "landing/orders/2026-09-30.csv",
                                 "size": day_file(last_day).stat().st_size, "sha256": sha256(last_day),
                                 "rows_read": 6, "rows_written": 6, "lowest": min(file_ids(last_day)),
-                                "highest": max(file_ids(last_day))}
+                                "highest": max(file_ids(last_day)), "rows_digest": read_day_file(last_day).rows_digest}
 
 
 def file_ids(day) -> list:
@@ -62,8 +63,10 @@ def test_late_order_makes_only_15_sep_changed_and_reprocess_changed_reruns_only_
     others_before = [row for row in table_rows(spark) if row[4] != SEP_15]
     append_line(SEP_15, LATE_ORDER)
     assert check_month_main(["2026-09"]) == 1
+    loaded = next(e["lineage"] for e in table_history(spark, 100) if e["lineage"].get("day") == str(SEP_15))
     assert capsys.readouterr().out == SEPTEMBER_15_CHANGED + (
-        "\nPROBLEM 2026-09-15: 3 rows for the file's 4 orders, 1 missing (2131)\n"
+        f"\nPROBLEM 2026-09-15: file changed since run 2026-09-16 loaded it (sha256 {loaded['sha256'][:12]}, "
+        f"now {sha256(SEP_15)[:12]}); reload it with python load_day.py 2026-09-16\n"
         "PROBLEM 2026-09: 1 of 30 days do not match\n")
     version, shown = table_version(spark), []
 
@@ -128,7 +131,7 @@ def test_deleted_rows_show_missing_and_reprocess_missing_reloads_them(september,
     assert table_rows(spark) == before
 
 
-def test_a_file_edited_with_the_same_orders_is_changed_and_not_ok(september, spark):
+def test_a_file_edited_with_the_same_order_ids_is_changed_and_not_ok(september, spark):
     sep_5 = dt.date(2026, 9, 5)
     header, first, *rest = day_file(sep_5).read_text().splitlines()
     order_id, customer, _, ordered_at = first.split(",")

@@ -24,7 +24,7 @@ def other_days(rows, first_day, last_day) -> list:
 
 
 def test_a_bad_correction_is_undone_then_redone_and_other_days_are_untouched(september, spark, capsys):
-    before = table_rows(spark)
+    before, original_sha = table_rows(spark), file_sha256(SEP_15)
     append_line(SEP_15, LATE_ORDER)
     assert load_day_main(["2026-09-16"]) == 0  # version 30: the day with the late order
     corrected = table_rows(spark)
@@ -39,7 +39,8 @@ def test_a_bad_correction_is_undone_then_redone_and_other_days_are_untouched(sep
         f"version 30 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file {file_sha256(SEP_15)[:12]}"]
     ok, lines = check_month(spark, "2026-09")
     assert (ok, lines) == (False, [
-        "PROBLEM 2026-09-15: 3 rows for the file's 4 orders, 1 missing (2131)",
+        f"PROBLEM 2026-09-15: file changed since run 2026-09-16 loaded it (sha256 {original_sha[:12]}, "
+        f"now {file_sha256(SEP_15)[:12]}); reload it with python load_day.py 2026-09-16",
         "PROBLEM 2026-09: 1 of 30 days do not match"])
     shown = []
     assert backfill(spark, "2026-09-02", "2026-10-01", show=shown.append, reprocess="changed") == (

@@ -31,6 +31,7 @@ from shoptoolkit.day_record import recorded_checks
 from shoptoolkit.jvm import expression_mode
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file
+from shoptoolkit.spark_compare import table_digest
 from shoptoolkit.table_schema import COLUMNS
 from test_bad_input import HEADER, LOADED, REJECTED
 
@@ -102,7 +103,7 @@ def test_a_refusal_found_in_spark_is_the_python_paths_line(case, september, spar
 
 
 @pytest.mark.parametrize("case", LOADED)
-def test_an_odd_but_valid_big_file_loads_the_rows_the_csv_reader_gives(case, september, spark, in_spark, capsys):
+def test_an_odd_but_valid_big_file_loads_the_rows_the_csv_reader_gives_and_their_digest(case, september, spark, in_spark, capsys):
     """test_bad_input's files that load (a byte-order mark, CRLF, columns in another order, blank lines
     at the end), with FILLER orders after their header, in its columns and line ends."""
     first, _, rest = LOADED[case].partition(b"\n")
@@ -115,6 +116,9 @@ def test_an_odd_but_valid_big_file_loads_the_rows_the_csv_reader_gives(case, sep
     assert capsys.readouterr().out == (f"run 2026-09-16 loaded 2026-09-15: {FILLER + 3} rows, "
                                        f"orders_daily has {130 + FILLER}\n")
     assert table_rows(spark, SEP_15) == expected
+    # the Spark check's digest of the rows (the lineage's) is the Python check's, and the table's
+    lineage = json.loads(history_frame(spark, 1).first().userMetadata)
+    assert lineage["rows_digest"] == read_day_file(SEP_15).rows_digest == table_digest(spark, SEP_15)
 
 
 NOT_COMMON = ["2059,   ,4.50,2026-09-15T10:00:00", "2059,C\x7f1,4.50,2026-09-15T10:00:00", "2059,C1,-4.50,2026-09-15T10:00:00",

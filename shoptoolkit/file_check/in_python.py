@@ -15,7 +15,8 @@ from pathlib import Path
 
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file, shown
-from shoptoolkit.table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
+from shoptoolkit.row_values import file_values, rows_digest
+from shoptoolkit.table_schema import COLUMNS, CSV_OPTIONS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
 
 ORDER_ID = re.compile(r"\d{1,18}")
 AMOUNT = re.compile(r"-?\d{1,10}(\.\d{1,2})?")
@@ -29,7 +30,8 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 @dataclass
 class DayFile:
     """What a valid day file holds: its columns in file order, its order ids (None when Spark checked it:
-    the ids stay in Spark), their range, its fingerprint."""
+    the ids stay in Spark), their range, its fingerprint, each order's values (row_values.file_values, by
+    id; None from Spark) and the digest of its rows (row_values.digest)."""
     path: object
     columns: list
     order_ids: list = field(default_factory=list)
@@ -38,6 +40,8 @@ class DayFile:
     count: int = 0
     lowest: int = None
     highest: int = None
+    values: dict = field(default_factory=dict)
+    rows_digest: str = ""
 
 
 def read_day_file(day: dt.date) -> DayFile:
@@ -51,8 +55,11 @@ def read_day_file(day: dt.date) -> DayFile:
         found = DayFile(path, read_header(rows, path))
         for line, row in rows:
             if row:  # blank lines (a trailing newline or two) carry no order; ",,," is checked
-                found.order_ids.append(checked_order(row, found, day, line, seen))
+                order_id = checked_order(row, found, day, line, seen)
+                found.order_ids.append(order_id)
+                found.values[order_id] = file_values(dict(zip(found.columns, row)))
     found.size, found.sha256 = path.stat().st_size, digest.hexdigest()
+    found.rows_digest = rows_digest(found.values.items())
     found.count = len(seen)
     found.lowest, found.highest = min(seen, default=None), max(seen, default=None)
     return found
@@ -171,7 +178,7 @@ def read_orders(spark, found: DayFile, day: dt.date):
     """The file as a DataFrame with the table's columns, read with an explicit schema."""
     from pyspark.sql import functions as F
     return (spark.read.schema(columns_ddl(found.columns))
-            .options(header=True, mode="FAILFAST", timestampFormat="yyyy-MM-dd'T'HH:mm:ss")
+            .options(**CSV_OPTIONS)
             .csv(str(found.path))
             .select(*COLUMNS)
             .withColumn(PARTITION_COLUMN, F.lit(day).cast(PARTITION_TYPE)))

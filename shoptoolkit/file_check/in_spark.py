@@ -24,6 +24,7 @@ from shoptoolkit.day_frames import split_size
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.file_check.line_scan import Scan, count_lines, first_twice, id_line, lines_from
 from shoptoolkit.project_paths import BIG_FILES, day_file, files_bytes
+from shoptoolkit.row_values import spark_digest
 
 # From this many bytes of files (a day's, or a commit's together) the check runs in Spark; below it, in
 # Python: project_paths.BIG_FILES, the crossover measured in docs/benchmarks.md.
@@ -94,7 +95,7 @@ def file_verdict(spark, scan: Scan) -> Checked:
     words the refusal; were the two checks to disagree, the Python check decides. They do for a last
     line, without LF, that opens a quoted field: csv closes it at the file's end, the query cannot know."""
     found = DayFile(day_file(scan.day), scan.columns, None, scan.size, scan.sha256, scan.orders,
-                    scan.lowest, scan.highest)
+                    scan.lowest, scan.highest, None, spark_digest(scan.hashes))
     try:
         if refuse_first(spark, scan, found):
             return Checked(read_day_file(scan.day), None, scan.sha256)

@@ -1,13 +1,10 @@
-"""The lines of big day files as Spark's queries see them, for the Spark path of the check
-(in_spark.py): a Scan a file, filled in by one query over the files of a day or of a commit.
-
-    from shoptoolkit.file_check.line_scan import Scan, count_lines
-    count_lines(spark, scans)                  # each Scan's line counts, ids' range, first refused line
-
-The files are read in splits (day_frames.split_lines), several tasks a big file, several small files a
-task; a line is known by its split's first byte and its place in its task: its number follows from the
-lines of the splits before it and its split's first place, which the same query finds. The other queries
-read one file again, only for a refused file: some lines, its first repeated id, an id's line, a header again.
+"""The lines of big day files as Spark's queries see them, for the Spark path of the check (in_spark.py):
+a Scan a file, filled in by one query over the files of a day or of a commit (count_lines: each Scan's
+line counts, ids' range, rows' hashes, first refused line). The files are read in splits
+(day_frames.split_lines), several tasks a big file, several small files a task; a line is known by its
+split's first byte and its place in its task: its number follows from the lines of the splits before it
+and its split's first place, which the same query finds. The other queries read one file again, only for
+a refused file: some lines, its first repeated id, an id's line, a header again.
 """
 import dataclasses
 import datetime as dt
@@ -15,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from functools import reduce
 
-from shoptoolkit.file_check.rules_sql import common_id, common_order, line_kind, order_id, refused_order
+from shoptoolkit.file_check.rules_sql import common_id, common_order, line_hash, line_kind, order_id, refused_order
 from shoptoolkit.day_frames import split_lines, split_size, splits_of
 from shoptoolkit.project_paths import day_file
 from shoptoolkit.table_schema import COLUMNS
@@ -40,6 +37,7 @@ class Scan:
     distinct: int = 0
     refused: int = None  # the first line refused
     opens: int = None  # the first line that opens a quoted field it does not close
+    hashes: int = 0  # the sum of its orders' row hashes (row_values.py)
     alone: object = None  # the file's Scan when read alone (layout), for the queries over it alone
 
     def __post_init__(self):
@@ -87,7 +85,8 @@ def checked_lines(spark, paths, columns, header: bytes = None):
     found_id = F.when(F.col("common"), common_id(F.col("text"), columns)).otherwise(order_id(F.col("fields"), places))
     return lines.select("day", "block", "at", "raw", "is_header", refused.alias("refused"),
                         (data & rare & utf8 & (kind == "open")).alias("opens"),
-                        F.when(accepted, found_id).alias("order_id"))
+                        F.when(accepted, found_id).alias("order_id"),
+                        F.when(accepted, line_hash(found_id, columns)).alias("row_hash"))
 
 
 def count_lines(spark, scans: list) -> None:
@@ -103,7 +102,7 @@ def count_lines(spark, scans: list) -> None:
         rows = per_file(lines, split, max(-(-scan.size // split) for scan in scans)).collect()
     found = {row.day: row for row in rows}
     for scan in scans:
-        _, counts, firsts, size, headers, orders, lowest, highest, distinct, refused, opens = found[str(scan.day)]
+        _, counts, firsts, size, headers, orders, lowest, highest, distinct, refused, opens, scan.hashes = found[str(scan.day)]
         scan.counts, scan.firsts = counts[:-(-scan.size // split)], firsts[:-(-scan.size // split)]
         scan.ends, scan.orders, scan.lowest, scan.highest, scan.distinct = scan.whole(size), orders, lowest, highest, distinct
         refused = [scan.line(*refused)] if refused else []
@@ -112,14 +111,15 @@ def count_lines(spark, scans: list) -> None:
 
 
 def per_file(lines, split: int, splits: int):
-    """A row a file of checked_lines: the lines in each of its splits and the place of each one's first
-    line, its bytes counted from them (its size when it ends in LF), how many lines are the header's bytes,
-    its orders, their lowest, highest and distinct ids, its first refused line and first opening one (split,
-    place). Summed by bucket of ids first, where Spark's bitmaps count the distinct ids exactly, then by file."""
+    """A row a file of checked_lines: the lines in each of its splits and the place of each one's first line,
+    its bytes counted from them (its size when it ends in LF), how many lines are the header's bytes, its
+    orders, their lowest, highest and distinct ids, its first refused and first opening line (split, place),
+    its rows' hashes summed. By bucket of ids first, where Spark's bitmaps count distinct ids exactly, then by file."""
     from pyspark.sql import functions as F
     in_split = [F.col("block") == k * split for k in range(splits)]
     sums = {f"count_{k}": F.count_if(where) for k, where in enumerate(in_split)}
-    sums.update(bytes=F.sum(F.octet_length("raw") + 1), headers=F.count_if("is_header"), orders=F.count("order_id"))
+    sums.update(bytes=F.sum(F.octet_length("raw") + 1), headers=F.count_if("is_header"), orders=F.count("order_id"),
+                hashes=F.sum("row_hash"))
     mins = {f"first_{k}": F.min(F.when(where, F.col("at"))) for k, where in enumerate(in_split)}
     mins.update(lowest=F.min("order_id"), refused=F.min(F.when(F.col("refused"), F.struct("block", "at"))),
                 opens=F.min(F.when(F.col("opens"), F.struct("block", "at"))))
@@ -129,7 +129,7 @@ def per_file(lines, split: int, splits: int):
     return buckets.groupBy("day").agg(
         F.array(*(F.sum(f"count_{k}") for k in range(splits))), F.array(*(F.min(f"first_{k}") for k in range(splits))),
         F.sum("bytes"), F.sum("headers"), F.sum("orders"), F.min("lowest"), F.max("highest"),
-        F.sum(F.bitmap_count("ids")), F.min("refused"), F.min("opens"))
+        F.sum(F.bitmap_count("ids")), F.min("refused"), F.min("opens"), F.sum("hashes"))
 
 
 def layout(spark, scan: Scan) -> Scan:

@@ -14,6 +14,7 @@ import functools
 import sys
 
 from shoptoolkit.file_check.in_python import AMOUNT, CONTROL, ORDER_ID
+from shoptoolkit.row_values import spark_row_hash
 from shoptoolkit.table_schema import COLUMNS
 
 # Python's csv in its default dialect, on one line that starts a record: a field is quoted (what follows
@@ -167,3 +168,17 @@ def order_id(fields, places: dict):
     from pyspark.sql import functions as F
     digits = F.try_element_at(fields, places["order_id"])
     return F.when(digits.rlike(r"\A[0-9]+\z"), digits).otherwise(F.translate(digits, *other_digits())).cast("bigint")
+
+
+def line_hash(found_id, columns: list):
+    """row_values' hash of an accepted line's order: its fields (a common line's split at its commas),
+    its amount as DECIMAL(12,2), its time read as UTC (an explicit Z, whatever the session's zone)."""
+    from pyspark.sql import functions as F
+    fields = F.when(F.col("common"), F.split(without_crs(F.col("text")), ",", -1)).otherwise(F.col("fields"))
+
+    def value(name):
+        return F.element_at(fields, columns.index(name) + 1)
+    instant = F.to_timestamp(F.concat(value("ordered_at"), F.lit("Z")), "yyyy-MM-dd'T'HH:mm:ssX")
+    return spark_row_hash(found_id, value("customer_id"), value("amount").try_cast("decimal(12,2)"),
+                          F.unix_micros(instant))
+
