@@ -31,7 +31,8 @@ MUTANTS = {
                              "then = table_at_version(spark, version + 1).where("),
     "no_clash_look": ("load_day.py", "    clash = clash_refusal(spark, found, orders, day)\n",
                       "    clash = {}\n"),
-    "mismatch_is_ok": ("shoptoolkit/day_states.py", 'return "ok" if matches else "mismatch"', 'return "ok"'),
+    "mismatch_is_ok": ("shoptoolkit/day_states.py",
+                       'return "changed" if loaded and loaded["sha256"] != sha_now else "mismatch"', 'return "ok"'),
     "load_drops_a_line": ("load_day.py", "    orders = read_orders(spark, found, day)\n",
                           "    orders = read_orders(spark, found, day).limit(max(found.count - 1, 0))\n"),
     "backfill_skips_a_day": ("shoptoolkit/reprocess.py", "        return run_dates(first, last)\n",
@@ -56,7 +57,16 @@ MUTANTS = {
     "partition_loses_a_day": ("partition_table.py", "    (table_at_version(spark, before).write.format",
                               "    last = table_at_version(spark, before).agg({'order_date': 'max'}).first()[0]\n"
                               "    (table_at_version(spark, before).where(f\"order_date <> DATE'{last}'\").write.format"),
-    "corrected_file_is_ok": ("shoptoolkit/day_states.py", 'if loaded and loaded["sha256"] != sha_now:', "if False:"),
+    "corrected_file_is_ok": ("shoptoolkit/day_states.py",
+                             'return "changed" if loaded and loaded["sha256"] != sha_now else "mismatch"',
+                             'return "ok" if loaded and loaded["sha256"] != sha_now else "mismatch"'),
+    "state_from_own_commits_only": ("shoptoolkit/day_states.py", 'if not loaded or "rows_digest" not in loaded:',
+                                    "if True:"),
+    "load_writes_an_amount_wrong": ("load_day.py", "    orders = read_orders(spark, found, day)\n",
+                                    "    orders = read_orders(spark, found, day).selectExpr('order_id', 'customer_id',"
+                                    " 'CAST(if(order_id = ' + str(found.lowest) + ', amount + 1, amount) AS DECIMAL(12,2)) AS amount',"
+                                    " 'ordered_at', 'order_date')\n"),
+    "file_read_in_session_zone": ("shoptoolkit/table_schema.py", ', "timeZone": "UTC"}', "}"),
 }
 
 

@@ -98,45 +98,55 @@ def test_every_session_zone_stores_and_checks_the_files_utc_times(days, spark, z
         spark.conf.set("spark.sql.session.timeZone", "UTC")
 
 
-FOREIGN = {  # another client's statements on 15 September's rows (order 2059 is one of them)
-    "insert": ["INSERT INTO {table} VALUES (9001, 'C99', 5.00, TIMESTAMP'2026-09-15 10:00:00', DATE'2026-09-15')"],
-    "delete": ["DELETE FROM {table} WHERE order_id = 2059"],
-    "update": ["UPDATE {table} SET amount = amount + 1 WHERE order_id = 2059"],
-    "merge": ["MERGE INTO {table} t USING (SELECT 2059 AS id, 30.00 AS amount) s ON t.order_id = s.id "
+FOREIGN = {  # another client's statements on a day's rows, order_id one of them
+    "insert": ["INSERT INTO {table} VALUES ({new_id}, 'C99', 5.00, TIMESTAMP'{day} 10:00:00Z', DATE'{day}')"],
+    "delete": ["DELETE FROM {table} WHERE order_id = {order_id}"],
+    "update": ["UPDATE {table} SET amount = amount + 1 WHERE order_id = {order_id}"],
+    "merge": ["MERGE INTO {table} t USING (SELECT {order_id} AS id, 30.00 AS amount) s ON t.order_id = s.id "
               "WHEN MATCHED THEN UPDATE SET amount = s.amount"],
     "replace_where": None,  # replace_from_file: the day from its file as it is at that moment
-    "delete_day": ["DELETE FROM {table} WHERE order_date = DATE'2026-09-15'"],
+    "delete_day": ["DELETE FROM {table} WHERE order_date = DATE'{day}'"],
     "vectors": ["ALTER TABLE {table} SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')",
-                "DELETE FROM {table} WHERE order_id = 2059"],
+                "DELETE FROM {table} WHERE order_id = {order_id}"],
     "optimize": ["OPTIMIZE {table}"],
 }
-# 15 September's state after each write, its file unchanged, edited (a late order) before it, after it.
+# Three days, each with one of its orders: the file unchanged, edited (a late order) before the other
+# writer's statements, edited after them.
+DAYS = {"unchanged": (dt.date(2026, 9, 13), 2052), "before": (dt.date(2026, 9, 14), 2055),
+        "after": (dt.date(2026, 9, 15), 2059)}
+# The day's state after each kind of write, for each of the three days.
 STATES = {"insert": "mismatch", "delete": "mismatch", "update": "mismatch", "merge": "mismatch",
           "replace_where": ("ok", "ok", "changed"), "delete_day": "missing", "vectors": "mismatch",
           "optimize": ("ok", "changed", "changed")}
-WHEN = ("unchanged", "before", "after")
 
 
-@pytest.mark.parametrize("when", WHEN)
+def late_order(day, order_id: int) -> str:
+    return f"{order_id},C02,19.99,{day}T20:30:00"
+
+
 @pytest.mark.parametrize("kind", FOREIGN)
-def test_every_check_gives_each_day_one_verdict_after_another_writer(september, spark, kind, when):
-    late = "2131,C02,19.99,2026-09-15T20:30:00"
-    if when == "before":
-        append_line(SEP_15, late)
-    for statement in FOREIGN[kind] or []:
-        table_sql(spark, statement)
-    if FOREIGN[kind] is None:
-        replace_from_file(spark, SEP_15)
-    if when == "after":
-        append_line(SEP_15, late)
+def test_every_check_gives_each_day_one_verdict_after_another_writer(september, spark, kind):
+    """check_day (from the record or the rows, and --deep), check_month's states and --reprocess agree on
+    every day of the month after another client's write, on a day whose file is unchanged, edited before
+    the write and edited after it."""
+    append_line(DAYS["before"][0], late_order(DAYS["before"][0], 3001))
+    for number, (day, order_id) in enumerate(DAYS.values()):
+        for statement in FOREIGN[kind] or []:
+            if number == 0 or "{day}" in statement or "{order_id}" in statement:  # one on the table: once
+                table_sql(spark, statement.format(table="{table}", day=day, order_id=order_id, new_id=9001 + number))
+        if FOREIGN[kind] is None:
+            replace_from_file(spark, day)
+    append_line(DAYS["after"][0], late_order(DAYS["after"][0], 3002))
     states = month_states(spark, "2026-09")
-    expected = STATES[kind] if isinstance(STATES[kind], str) else STATES[kind][WHEN.index(when)]
-    assert states[14].state == expected
-    assert [found.state for found in states if found.day != SEP_15] == ["ok"] * 29
+    by_day = {found.day: found.state for found in states}
+    expected = STATES[kind] if isinstance(STATES[kind], tuple) else (STATES[kind],) * 3
+    assert [by_day[day] for day, _ in DAYS.values()] == list(expected)
+    assert [state for day, state in by_day.items() if day not in dict(DAYS.values())] == ["ok"] * 27
     chosen = set(dates_to_run(spark, "2026-09-02", "2026-10-01", "changed"))
     for found, run in zip(states, run_dates("2026-09-02", "2026-10-01")):
         verdict = check_day(spark, run)  # from the record where it proves the day, else from the rows
         assert verdict[0] == (found.state == "ok")
         assert found.state == "changed" or verdict == (found.matches, found.message)
         assert (run in chosen) == (found.state in ("changed", "mismatch", "missing"))
-    assert check_day(spark, "2026-09-16", deep=True)[0] == (expected == "ok")
+        if found.day in dict(DAYS.values()):
+            assert check_day(spark, run, deep=True)[0] == (found.state == "ok")

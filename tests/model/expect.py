@@ -6,7 +6,9 @@ import datetime as dt
 from collections import Counter
 
 from model.table_model import TABLE_MISSING
-from model.till import check_file, file_sha256
+from model.till import check_file, file_sha256, rows_digest
+
+VALUES = ("customer_id", "amount", "ordered_at")  # an order's values, in the order check_day names them
 
 # --reprocess: the states each choice runs (docs/reprocess.md).
 CHOOSES = {"failed": ("mismatch", "missing", "no file"), "missing": ("missing",),
@@ -23,27 +25,33 @@ def listed(ids) -> str:
     return ", ".join(map(str, ids[:5])) + (", ..." if len(ids) > 5 else "")
 
 
-def verdict(day, file_ids, why: str, table_ids: list) -> tuple:
-    """(ok, line) for a day: its rows' ids against its file's, as check_day words it."""
-    if file_ids is None:
-        return False, f"PROBLEM {day}: {why}, {len(table_ids)} rows"
-    counts = Counter(table_ids)
-    kinds = {"missing": set(file_ids) - set(counts), "not in the file": set(counts) - set(file_ids),
-             "duplicated": {order_id for order_id, count in counts.items() if count > 1}}
-    head = f"{len(table_ids)} rows for the file's {len(file_ids)} orders"
+def verdict(day, orders, why: str, rows: list) -> tuple:
+    """(ok, line) for a day: its rows (order_id, customer_id, amount, ordered_at, ...) against its file's
+    orders (None: why there are none), ids and values, as check_day words it."""
+    if orders is None:
+        return False, f"PROBLEM {day}: {why}, {len(rows)} rows"
+    counts, in_file = Counter(row[0] for row in rows), {order[0]: tuple(order[1:4]) for order in orders}
+    differing = {row[0]: tuple(row[1:4]) for row in rows
+                 if counts[row[0]] == 1 and row[0] in in_file and tuple(row[1:4]) != in_file[row[0]]}
+    kinds = {"missing": set(in_file) - set(counts), "not in the file": set(counts) - set(in_file),
+             "duplicated": {order_id for order_id, count in counts.items() if count > 1}, "differing": set(differing)}
+    head = f"{len(rows)} rows for the file's {len(in_file)} orders"
     found = [f"{len(ids)} {kind} ({listed(ids)})" for kind, ids in kinds.items() if ids]
     if not found:
         return True, f"ok {day}: {head}, 0 missing"
-    return False, f"PROBLEM {day}: " + ", ".join([head] + found)
+    first = min(differing, default=None)
+    detail = "" if first is None else f"; order {first}: " + ", ".join(
+        f"{name} {table} in the table, {file} in the file"
+        for name, table, file in zip(VALUES, differing[first], in_file[first]) if table != file)
+    return False, f"PROBLEM {day}: " + ", ".join([head] + found) + detail
 
 
 def day_verdict(model, day) -> tuple:
-    """(ok, line, the table's ids of day) for day as the model holds it."""
+    """(ok, line, the table's rows of day) for day as the model holds it."""
     checked = check_file(day, model.till.files.get(day))
-    ids = [row[0] for row in model.now.table.get(str(day), ())] if model.now else []
+    rows = list(model.now.table.get(str(day), ())) if model.now else []
     why = "no file" if checked.error == "no file" else f"bad file ({checked.error})"
-    file_ids = None if checked.error else [order[0] for order in checked.orders]
-    return (*verdict(day, file_ids, why, ids), ids)
+    return (*verdict(day, None if checked.error else checked.orders, why, rows), rows)
 
 
 def check_day(model, run_date) -> tuple:
@@ -55,19 +63,22 @@ def check_day(model, run_date) -> tuple:
 
 
 def day_state(model, day) -> tuple:
-    """(state, rows, check line) of day: the first of no file, missing, changed, mismatch, ok that applies."""
-    ok, line, ids = day_verdict(model, day)
+    """(state, rows, check line) of day: the first of no file, missing, ok, changed, mismatch that applies
+    (docs/check.md): changed while the day holds exactly the rows its latest load wrote, from another file."""
+    ok, line, rows = day_verdict(model, day)
     lines = model.till.files.get(day)
     loaded = model.now.loaded.get(str(day)) if model.now else None
     if lines is None:
         state = "no file"
-    elif not ids:
+    elif not rows:
         state = "missing"
-    elif loaded and loaded["sha256"] != file_sha256(lines):
+    elif ok:
+        state = "ok"
+    elif loaded and loaded["sha256"] != file_sha256(lines) and loaded["rows_digest"] == rows_digest(rows):
         state = "changed"
     else:
-        state = "ok" if ok else "mismatch"
-    return state, len(ids), line
+        state = "mismatch"
+    return state, len(rows), line
 
 
 def month_states(model, month: dt.date) -> list:

@@ -89,4 +89,17 @@ HISTORIES = {
     # before that load commits and say the table does not exist; the model expected the load's day (printed.py).
     "closing_line_at_once": {"seed": 333848921, "first": "2026-09-20", "days": 5, "ops": ops(
         write(0, 736949), {"op": "writers", "ops": [{"op": "load", "day": 0}, backfill(4, 4)]})},
+    # A day's state follows its rows, whoever wrote them (docs/check.md): the till edits files before and after
+    # another writer's changes of values (an amount, a time, a day reloaded from its corrected file, as
+    # issue 53 found check_month calling it changed), and every check names what differs.
+    "edits_around_another_writer": {"seed": 0, "first": "2026-09-02", "days": 4, "ops": ops(
+        write(0, 3), write(1, 4), write(2, 5), write(3, 4), backfill(0, 3, per_commit=0),
+        write(0, 7, "late"), foreign("update", 0, 2), foreign("retime", 1, 1), write(1, 3, "correct"),
+        write(2, 5, "late"), foreign("reload", 2), write(3, 2, "drop"), {"op": "load", "day": 3},
+        foreign("reload", 3), write(3, 6, "late"), {"op": "check_month"}, {"op": "check_day", "day": 0},
+        backfill(0, 3, reprocess="changed"), {"op": "check_month"})},
+    # A notebook's session in another time zone: its loads, big and small, store the files' UTC times.
+    "another_zone": {"seed": 0, "first": "2026-09-29", "days": 2, "zone": "America/New_York", "ops": ops(
+        write(0, 4), write(1, 6, "big"), {"op": "load", "day": 0}, {"op": "load", "day": 1},
+        write(0, 9, "late"), backfill(0, 1, per_commit=0), {"op": "check_day", "day": 1}, {"op": "check_month"})},
 }

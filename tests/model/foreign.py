@@ -1,10 +1,12 @@
 """Writes of another Delta client in a history: plain Spark SQL on the table's path, none of the
 toolkit's code and no lineage. An INSERT of an order no file holds, a DELETE of one order, an UPDATE of
-its amount, a DELETE of a whole day, a REPLACE WHERE of a day from a changed copy of its file (its last
-order left out, its first one's amount changed), and once a history deletion vectors turned on. The
-model knows what each does to the rows; the day's lineage stays its last load's, so the day's state
-(docs/reprocess.md) and every check's PROBLEM line follow from the rows.
+its amount or of its time (an hour later), a DELETE of a whole day, a REPLACE WHERE of a day from a changed copy of its file (its last
+order left out, its first one's amount changed) or from its file as it is, and once a history deletion vectors turned on. The
+model knows what each does to the rows; the day's lineage stays its last load's, but speaks for the
+day only while its rows are that load's (docs/check.md), so the day's state and every check's PROBLEM
+line follow from the rows.
 """
+import datetime as dt
 from dataclasses import replace
 
 from model.plan import Plan
@@ -12,14 +14,20 @@ from model.table_model import Outcome
 from model.till import PRICES, check_file
 
 KINDS = ("insert", "delete", "update", "delete_day", "replace")
+EXTRA_KINDS = ("retime", "reload")  # drawn by histories.py's second generator, so that the seeds' first draws stay
 FOREIGN_ID = 9_000_000  # the ids another writer inserts: no file of the till holds one
 CUSTOMER = "C99"
 VECTORS = "ALTER TABLE {table} SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
 
 
 def sql_row(row) -> str:
+    """A row as SQL values; its time in UTC (Z), whatever the zone of the session that runs the statement."""
     order_id, customer, amount, ordered_at, day = row
-    return f"({order_id}, '{customer}', {amount}, TIMESTAMP'{ordered_at.replace('T', ' ')}', DATE'{day}')"
+    return f"({order_id}, '{customer}', {amount}, TIMESTAMP'{ordered_at.replace('T', ' ')}Z', DATE'{day}')"
+
+
+def an_hour_later(ordered_at: str) -> str:
+    return (dt.datetime.fromisoformat(ordered_at) + dt.timedelta(hours=1)).isoformat()
 
 
 def other_amount(amount: str, pick: int) -> str:
@@ -63,7 +71,17 @@ def write_of(op, model, day) -> tuple:
         return (f"UPDATE {{table}} SET amount = {amount} WHERE order_id = {target[0]}",
                 changed(table, target[0], lambda row: (*row[:2], amount, *row[3:])), "UPDATE",
                 f"(order_id = {target[0]})", count)
+    if op["kind"] == "retime" and rows:
+        target = rows[pick % len(rows)]
+        count = sum(row[0] == target[0] for day_rows in table.values() for row in day_rows)
+        return (f"UPDATE {{table}} SET ordered_at = ordered_at + INTERVAL 1 HOUR WHERE order_id = {target[0]}",
+                changed(table, target[0], lambda row: (*row[:3], an_hour_later(row[3]), row[4])), "UPDATE",
+                f"(order_id = {target[0]})", count)
     orders = check_file(day, model.till.files.get(day)).orders
+    if op["kind"] == "reload" and orders:  # the day put right from its file as it is, by hand
+        new = tuple(sorted((*order, str(day)) for order in orders))
+        return (f"INSERT INTO {{table}} REPLACE WHERE order_date = DATE'{day}' VALUES {', '.join(map(sql_row, new))}",
+                {**table, str(day): new}, "WRITE", f"(order_date = DATE '{day}')", len(new))
     if op["kind"] == "replace" and len(orders) >= 2:
         first, *rest = [(*order, str(day)) for order in orders[:-1]]
         new = ((*first[:2], other_amount(first[2], pick), *first[3:]), *rest)

@@ -5,6 +5,7 @@
 The model check runs it at the end of each history: a table the shared session reads could still
 be one a fresh session cannot (a log it cached, a file a killed writer left half-made).
 """
+import datetime as dt
 import json
 import sys
 from pathlib import Path
@@ -15,11 +16,14 @@ from delta_session import delta_spark, orders_table, partition_columns, set_root
 
 
 def table_rows(spark) -> list:
-    """Every row as [order_id, customer_id, amount, ordered_at, order_date], the values as the model writes them."""
+    """Every row as [order_id, customer_id, amount, ordered_at, order_date], the values as the model writes them
+    (the time in UTC, whatever the session's time zone)."""
     from pyspark.sql import functions as F
-    return [list(row) for row in orders_table(spark).select(
-        "order_id", "customer_id", F.col("amount").cast("string"),
-        F.date_format("ordered_at", "yyyy-MM-dd'T'HH:mm:ss"), F.col("order_date").cast("string")).collect()]
+    epoch = dt.datetime(1970, 1, 1)
+    return [[order_id, customer, amount, (epoch + dt.timedelta(microseconds=micros)).isoformat(), day]
+            for order_id, customer, amount, micros, day in orders_table(spark).select(
+                "order_id", "customer_id", F.col("amount").cast("string"), F.unix_micros("ordered_at"),
+                F.col("order_date").cast("string")).collect()]
 
 
 def read_all(spark):

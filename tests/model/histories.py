@@ -1,7 +1,7 @@
 """Seeded histories: a few consecutive days of September 2026 and a list of operations on them.
 
 A history is plain JSON, so a shrunk one can be printed and replayed:
-    {"seed": 7, "first": "2026-09-11", "days": 5, "ops": [{"op": "write", "day": 0, "pick": 4711}, ...]}
+    {"seed": 7, "first": "2026-09-11", "days": 5, "zone": "UTC", "ops": [{"op": "write", "day": 0, "pick": 4711}, ...]}
 An operation names days by their place (0 is the first day) and says nothing of the table's state: what
 it does is worked out when it runs (a restore goes `back` versions from the newest), so a history with
 operations left out still runs.
@@ -9,12 +9,13 @@ operations left out still runs.
 import datetime as dt
 import random
 
-from model.foreign import KINDS as FOREIGN_KINDS
+from model.foreign import EXTRA_KINDS, KINDS as FOREIGN_KINDS
 from model.till import SPOILS
 
 TILL = {"write": 4, "big": 1, "late": 5, "correct": 4, "delete": 2, "spoil": 5, "restore_file": 3}
 TOOLKIT = {"load": 8, "check_day": 4, "check_month": 3, "backfill": 8, "restore": 5, "partition": 1,
            "history": 2, "writers": 3, "kill": 3, "upkeep": 2, "foreign": 3}
+ZONES = ("UTC", "America/New_York", "Asia/Kolkata")  # the shared session's time zone in a history
 VECTORS = 0.3  # the share of histories in which another writer turns deletion vectors on, once
 AS_PROCESS = 0.1  # the share of operations run as a script's process rather than its function
 KILLABLE = ("load", "backfill", "restore", "partition")
@@ -101,7 +102,22 @@ def generate(seed: int, operations: int = None) -> dict:
     ops += [random_op(rng, days) for _ in range(operations or rng.randint(8, 16))]
     if rng.random() < VECTORS:
         ops.insert(rng.randint(len(ops) // 2, len(ops)), {"op": "foreign", "kind": "vectors"})
-    return {"seed": seed, "first": str(first), "days": days, "ops": ops}
+    return {"seed": seed, "first": str(first), "days": days, "ops": with_values(seed, ops, days),
+            "zone": random.Random(-seed).choice(ZONES)}
+
+
+def with_values(seed: int, ops: list, days: int) -> list:
+    """ops with a few changes of values put in among them, drawn from a second generator (the first one's
+    draws, and so every earlier seed's operations, stay as they were): a line taken out of a file, another
+    writer's move of an order's time, each after an operation chosen at random."""
+    extra = random.Random(seed * 7919 + 1)
+    ops = list(ops)
+    for _ in range(extra.randint(0, 2)):
+        added = (till_op(extra, "drop", days) if extra.random() < 0.5 else
+                 {"op": "foreign", "kind": extra.choice(EXTRA_KINDS), "day": extra.randrange(days),
+                  "pick": extra.randrange(10 ** 6)})
+        ops.insert(extra.randint(1, len(ops)), added)
+    return ops
 
 
 def without_day(history: dict, at_end: bool) -> dict:

@@ -2,6 +2,7 @@
 the first divergence: after every operation the table's whole content, its new commits, and what the
 operation printed (verdicts, states, choices, lines) are compared with the model's.
 """
+import datetime as dt
 import json
 import re
 import time
@@ -9,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from model import kills, processes
+from model import expect
 from model.expect import TableMissing, day_state
 from model.printed import same
 from model.histories import days_of
@@ -23,7 +25,8 @@ TILL_OPS = {"write": lambda till, day, op: till.write(day, op["pick"]),
             "correct": lambda till, day, op: till.correct(day, op["pick"]),
             "delete": lambda till, day, op: till.delete(day),
             "spoil": lambda till, day, op: till.spoil(day, op["kind"], op["pick"]),
-            "restore_file": lambda till, day, op: till.restore(day, op["pick"])}
+            "restore_file": lambda till, day, op: till.restore(day, op["pick"]),
+            "drop": lambda till, day, op: till.drop(day, op["pick"])}
 FRESH_READ = "tests/model/fresh_read.py"
 SPARK_PATH_BYTES = 6_000  # a day's file from this size on is checked inside Spark in the shared session
 
@@ -40,6 +43,17 @@ def spark_path_from(size: int):
         yield
     finally:
         in_spark.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT = kept
+
+
+@contextmanager
+def session_zone(spark, zone: str):
+    """The shared session's time zone while a history runs (a notebook's may be any): the toolkit's loads and
+    checks in it must store and compare the files' UTC times all the same. UTC again after."""
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        yield
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
 
 
 @dataclass
@@ -80,7 +94,7 @@ def run_history(spark, history: dict, root) -> Run:
     (root / "landing" / "orders").mkdir(parents=True)
     days = days_of(history)
     model = TableModel(Till(days))
-    with root_at(root), spark_path_from(SPARK_PATH_BYTES):
+    with root_at(root), spark_path_from(SPARK_PATH_BYTES), session_zone(spark, history.get("zone", "UTC")):
         for at, op in enumerate(history["ops"]):
             run.figures.operations += 1
             problem = run_op(spark, op, model, days, root / f"hold{at}", run)
@@ -149,13 +163,18 @@ def till_op(op: dict, till, day, root) -> str:
 
 
 def states_difference(spark, model, days: list) -> str:
-    """'' when every day's state (docs/reprocess.md), as --reprocess and check_month read it, is the model's."""
+    """'' when every day's state (docs/reprocess.md), as --reprocess and check_month read it, is the model's,
+    and check_day's verdict on every day is the model's too (so check_day and check_month agree)."""
+    from check_day import check_day
     from shoptoolkit.day_states import day_states
     differ = []
     for found, day in zip(day_states(spark, days[0], days[-1]), days):
         state, _, line = day_state(model, day)
         if (found.state, found.message) != (state, line):
             differ.append(f"{day}: {found.state} ({found.message}), expected {state} ({line})")
+        verdict = check_day(spark, day + dt.timedelta(days=1)) if model.now is not None else None
+        if verdict is not None and verdict != expect.check_day(model, day + dt.timedelta(days=1)):
+            differ.append(f"{day}: check_day {verdict}, expected {expect.check_day(model, day + dt.timedelta(days=1))}")
     return "states: " + "; ".join(differ) if differ else ""
 
 

@@ -9,7 +9,7 @@ reasons its runs were refused.
 import json
 from dataclasses import dataclass, field, replace
 
-from model.till import check_file, file_bytes, file_sha256, line_of, shown
+from model.till import check_file, file_bytes, file_sha256, line_of, rows_digest, shown
 
 TABLE_MISSING = ("no Delta table at lake/orders_daily: load a day first "
                  "(python load_day.py RUN_DATE or python backfill.py FIRST LAST)")
@@ -54,10 +54,11 @@ class TableModel:
 
 def lineage_entry(run_date, day, lines) -> dict:
     """What a load of day from a file of these lines records (docs/reprocess.md)."""
-    ids = [order[0] for order in check_file(day, lines).orders]
+    orders = check_file(day, lines).orders
+    ids = [order[0] for order in orders]
     return {"run_date": str(run_date), "day": str(day), "file": shown(day), "size": len(file_bytes(lines)),
             "sha256": file_sha256(lines), "rows_read": len(ids), "rows_written": len(ids),
-            "lowest": min(ids, default=None), "highest": max(ids, default=None)}
+            "lowest": min(ids, default=None), "highest": max(ids, default=None), "rows_digest": rows_digest(orders)}
 
 
 def clashes(table: dict, day, orders) -> list:

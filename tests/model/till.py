@@ -2,7 +2,7 @@
 toolkit must make of it (docs/bad_input.md), told by a small checker of the model's own.
 
 A file is a tuple of order lines below the header (None: no file). The till writes fresh orders,
-appends a late one, corrects an amount, deletes a file, spoils one (appends a line the toolkit must
+appends a late one, corrects an amount, takes a line out, deletes a file, spoils one (appends a line the toolkit must
 refuse, or an order id that another day holds), and puts back a file as it was earlier. Each change
 returns the shell command that makes it, for a replay a user can paste.
 """
@@ -31,6 +31,17 @@ def file_bytes(lines) -> bytes:
 def file_sha256(lines) -> str:
     """The sha256 a load records for the file."""
     return hashlib.sha256(file_bytes(lines)).hexdigest()
+
+
+def rows_digest(orders) -> str:
+    """The digest a load records for the rows of these orders (docs/check.md): the sum of the first 60 bits
+    of each row's md5 of `id|customer|amount|micros` (the time as UTC microseconds), as 16 hex digits."""
+    total = 0
+    for order_id, customer, amount, ordered_at, *_ in orders:
+        at = dt.datetime.fromisoformat(ordered_at).replace(tzinfo=dt.timezone.utc)
+        text = f"{order_id}|{customer}|{amount}|{int(at.timestamp()) * 1_000_000}"
+        total += int(hashlib.md5(text.encode()).hexdigest()[:15], 16)
+    return f"{total % (1 << 64):016x}"
 
 
 def shown(day) -> str:
@@ -136,6 +147,15 @@ class Till:
         order_id, customer, amount, ordered_at = lines[at].split(",")
         amount = next(price for price in PRICES[pick % len(PRICES):] + PRICES if price != amount)
         lines[at] = f"{order_id},{customer},{amount},{ordered_at}"
+        self.put(day, lines)
+        return printf(day, self.files[day])
+
+    def drop(self, day, pick: int) -> str:
+        """A line taken out of the file (nothing when it has none)."""
+        lines = list(self.files.get(day) or ())
+        if not lines:
+            return ""
+        del lines[pick % len(lines)]
         self.put(day, lines)
         return printf(day, self.files[day])
 
