@@ -5,7 +5,7 @@ the table's schema, FAILFAST, replaceWhere, a count), alternating, in a temporar
     python bench/bench_cold_day.py            # two tries each, about 3 minutes on 2 cores
 
 check_day.py answers from the load's record in the Delta log and starts no Spark (docs/check.md); its
-time is printed apart, with `check_day.py D --deep` (the comparison by id, Spark started) beside it.
+time is printed apart, with `check_day.py D --deep` (the comparison of the rows, Spark started) beside it.
 Target: the toolkit's two processes at most 1.5x the plain script.
 """
 import argparse

@@ -73,7 +73,7 @@ def against_plain(found: dict, target: float = TARGET) -> list:
 
 def toolkit_day(spark, run_date) -> tuple:
     """The toolkit's run: load_day, then check_day (from the load's record); (seconds, the load's and the
-    check's times, and, outside the run's time, check_day's --deep comparison by id)."""
+    check's times, and, outside the run's time, check_day's --deep comparison of the rows)."""
     began = time.perf_counter()
     load_day(spark, run_date)
     loaded = time.perf_counter()

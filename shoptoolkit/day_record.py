@@ -14,7 +14,7 @@ day's latest load. That load proves the day when:
     recorded for the file. A file of that commit that holds the day among others leaves the proof to a
     load of one day (load_day), whose replaceWhere removed the day from every file it copied.
 Anything else (a gap in the log, a lineage older than the id range, a restore) proves nothing, and the
-caller compares by id as before; so it can only answer `ok`, with the line the compare prints.
+caller compares the rows with the file; so it can only answer `ok`, with the line the compare prints.
 """
 import json
 import re

@@ -9,7 +9,8 @@ day holds, another Delta client's insert, delete, update, whole-day delete and r
 PROBLEM lines, --reprocess failed and restore_day repairing them, deletion vectors, big files checked
 inside Spark, a month compacted then a day of it loaded and restored, two loads at once that clash
 after their id checks, an empty write, upkeep after another writer's table property, check_month of a big
-file before the first load, and a backfill at once with the first load. About 5 minutes; a divergence adds its shrinking.
+file before the first load, a backfill at once with the first load, files edited around another writer's
+changes of values, and a session in another time zone. About 10 minutes; a divergence adds its shrinking.
 """
 import pytest
 
