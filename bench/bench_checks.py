@@ -2,6 +2,7 @@
 
     python bench/bench_checks.py                     # this tree against AGAINST, alternating, 2 rounds
     python bench/bench_checks.py --against COMMIT
+    python bench/bench_checks.py --rounds 1          # each tree once
     python bench/bench_checks.py --tree DIR          # one tree's figures only (what a round runs)
 
 A tree's figures come from a process of its own (its own Spark session, its code first on the path), in
@@ -85,11 +86,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", default=AGAINST, help="the commit to compare with")
     parser.add_argument("--tree", type=Path, help="print this tree's figures only")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the two trees, alternating")
     args = parser.parse_args(argv)
     if args.tree:
         tree_figures(args.tree)
     else:
-        side_by_side(args.against)
+        side_by_side(args.against, args.rounds)
     return 0
 
 

@@ -154,7 +154,7 @@ def expected_month(loaded_sha: dict) -> str:
     for day in month_days(SEPTEMBER):
         ids = [*file_ids(day)[0], *([2131] if day == SEP_15 else [])] if day in loaded_sha else []
         matches, message = compare_day(day, *file_ids(day), ids)
-        loaded = {"sha256": loaded_sha[day]} if day in loaded_sha else {}
+        loaded = {"sha256": loaded_sha[day], "run_date": str(day + dt.timedelta(days=1))} if day in loaded_sha else {}
         state = state_of(day, matches, len(ids), file_sha256(day), loaded, dt.date(2026, 10, 31))
         states.append(DayState(day, state, matches, message, len(ids), file_sha256(day), loaded))
     return "\n".join(draw_calendar(SEPTEMBER, states) + [""] + month_verdict(SEPTEMBER, states)[1]) + "\n"
