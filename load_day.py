@@ -2,9 +2,10 @@
 
     python load_day.py 2026-09-16      # run date 2026-09-16 loads day 2026-09-15
 
-The day's file is checked line by line (in Python, or inside Spark for a big file) before Spark reads
-it with an explicit schema; a bad file is refused with one line naming the file, the line and the
-problem, and the table is not touched.
+A small day's file is checked line by line in Python before Spark reads it with an explicit schema; a
+big day's is read, checked and written in one Spark job whose commit waits for its facts
+(shoptoolkit/held_write.py). A bad file is refused with one line naming the file, the line and the
+problem, and no version of the table holds any of it.
 The write is one Delta commit (replaceWhere on order_date): it lands whole or not at all.
 """
 import argparse
@@ -13,6 +14,7 @@ import datetime as dt
 from delta_session import TABLE, delta_spark, new_table_layout, orders_table, small_day_queries, table_exists
 from shoptoolkit.file_check.in_python import DayFile, bad_line, read_orders
 from shoptoolkit.errors import ToolkitError, run_main
+from shoptoolkit.held_write import HeldDay, held_day, one_job_fits
 from shoptoolkit.late_clash import take_back_late_clashes, version_checked
 from shoptoolkit.lineage import lineage
 from shoptoolkit.project_paths import day_file, shown, table_path
@@ -64,9 +66,34 @@ def load_day(spark, run_date) -> str:
     day = day_loaded_by(run_date)
     if not day_file(day).exists():
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
-    found = checked_day(spark, day)  # in Python, or in Spark for a big file (file_check/in_spark.py)
-    orders = read_orders(spark, found, day)
     checked_at = version_checked(spark)
+    held = held_day(spark, day) if one_job_fits(spark, day) else None  # None: the file's check words it
+    metadata, found, orders = commit_held(spark, run_date, day, held) if held else write_checked(spark, run_date, day)
+    late = take_back_late_clashes(spark, checked_at, metadata,
+                                  lambda table: clash_refusal(spark, found, orders, day, table))
+    if late:
+        raise ToolkitError(late[day])
+    total = orders_table(spark).count()
+    return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
+
+
+def commit_held(spark, run_date, day, held: HeldDay) -> tuple:
+    """(metadata, DayFile, ids) of a day written in one job (held_write.py), committed unless one of its
+    ids is stored on another day: then its files are deleted and the clash refuses it."""
+    clash = clash_refusal(spark, held.found, held.orders, day)
+    if clash:
+        held.abort()
+        raise ToolkitError(clash[day])
+    metadata = lineage(run_date, day, held.found)
+    held.commit(metadata)
+    return metadata, held.found, held.orders
+
+
+def write_checked(spark, run_date, day) -> tuple:
+    """(metadata, DayFile, orders) of a day whose file is checked (in Python, or in Spark for a big file:
+    file_check/in_spark.py), then read and written, unless an id of it is stored on another day."""
+    found = checked_day(spark, day)
+    orders = read_orders(spark, found, day)
     clash = clash_refusal(spark, found, orders, day)
     if clash:
         raise ToolkitError(clash[day])
@@ -76,12 +103,7 @@ def load_day(spark, run_date) -> str:
     writer = (orders.write.format("delta").mode("overwrite")
               .option("replaceWhere", f"{PARTITION_COLUMN} = DATE'{day}'").option("userMetadata", metadata))
     new_table_layout(spark, writer).save(str(table_path()))
-    late = take_back_late_clashes(spark, checked_at, metadata,
-                                  lambda table: clash_refusal(spark, found, orders, day, table))
-    if late:
-        raise ToolkitError(late[day])
-    total = orders_table(spark).count()
-    return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
+    return metadata, found, orders
 
 
 def load_retrying(spark, run_date, show=print_now, attempts=None, load=load_day) -> str:

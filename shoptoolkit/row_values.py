@@ -44,11 +44,19 @@ def rows_digest(rows) -> str:
 
 
 def spark_row_hash(order_id, customer_id, amount, micros):
-    """row_hash as a Spark expression (a DECIMAL(20,0), summed without overflow): the columns of an order."""
+    """row_hash as a Spark expression (a BIGINT of 60 bits; spark_hash_sum sums them): an order's columns."""
     from pyspark.sql import functions as F
     text = F.concat_ws("|", order_id.cast("string"), customer_id, amount.cast("decimal(12,2)").cast("string"),
                        micros.cast("string"))
-    return F.conv(F.substr(F.md5(text), F.lit(1), F.lit(15)), 16, 10).cast("decimal(20,0)")
+    return F.conv(F.substr(F.md5(text), F.lit(1), F.lit(15)), 16, 10).cast("bigint")
+
+
+def spark_hash_sum(hashes):
+    """The sum of spark_row_hash values (or of such sums) as an aggregate, a DECIMAL(38,0): their high and
+    low 32 bits are summed apart as BIGINTs (no overflow below 2^35 rows) and put together once, so no
+    row pays for decimal arithmetic."""
+    from pyspark.sql import functions as F
+    return F.sum(F.shiftright(hashes, 32)).cast("decimal(38,0)") * F.lit(1 << 32) + F.sum(hashes.bitwiseAND(0xFFFFFFFF))
 
 
 def spark_digest(hashes_sum) -> str:

@@ -11,7 +11,7 @@ differ is `differing`, and only its two rows are read again to name what differs
 """
 from shoptoolkit.day_compare import compare_day, day_verdict, listed
 from shoptoolkit.file_check.in_python import read_orders
-from shoptoolkit.row_values import differences, spark_digest, spark_row_hash, table_columns
+from shoptoolkit.row_values import differences, spark_digest, spark_hash_sum, spark_row_hash, table_columns
 from shoptoolkit.table import orders_table
 from shoptoolkit.table_schema import PARTITION_COLUMN
 
@@ -100,4 +100,4 @@ def table_digest(spark, day) -> str:
     """row_values' digest of the day's rows in the table, computed inside Spark."""
     from pyspark.sql import functions as F
     row_hash = spark_row_hash(F.col("order_id"), F.col("customer_id"), F.col("amount"), F.unix_micros("ordered_at"))
-    return spark_digest(orders_table(spark).where(F.col(PARTITION_COLUMN) == F.lit(day)).agg(F.sum(row_hash)).first()[0])
+    return spark_digest(orders_table(spark).where(F.col(PARTITION_COLUMN) == F.lit(day)).agg(spark_hash_sum(row_hash)).first()[0])

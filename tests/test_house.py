@@ -27,7 +27,7 @@ HELPERS = {f"shoptoolkit.{name}" for name in (
     "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window", "row_values")} | JVM | FILE_CHECK
 MACHINERY = {f"shoptoolkit.{name}" for name in ("day_compare", "lineage", "late_clash", "commit_ids", "load_days",
                                                  "day_states", "month_calendar", "reprocess", "compaction",
-                                                 "day_record", "spark_compare")}
+                                                 "day_record", "spark_compare", "held_write")}
 SESSION = {"delta_session"}
 DAYS = {"make_days", "load_day", "check_day", "restore_day", "partition_table", "history", "failed_day", "upkeep"}
 DRIVERS = {"backfill", "parallel", "check_month", "spark_server", "run_pipeline", "check_pipeline"}

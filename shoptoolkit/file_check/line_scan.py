@@ -1,10 +1,9 @@
 """The lines of big day files as Spark's queries see them, for the Spark path of the check (in_spark.py):
 a Scan a file, filled in by one query over the files of a day or of a commit (count_lines: each Scan's
-line counts, ids' range, rows' hashes, first refused line). The files are read in splits
-(day_frames.split_lines), several tasks a big file, several small files a task; a line is known by its
-split's first byte and its place in its task: its number follows from the lines of the splits before it
-and its split's first place, which the same query finds. The other queries read one file again, only for
-a refused file: some lines, its first repeated id, an id's line, a header again.
+line counts, ids' range, rows' hashes, first refused line). The files are read in splits (split_lines),
+several tasks a big file, several small files a task; a line is known by its split's first byte and its
+place in its task: its number follows from the lines of the splits before it and its split's first place,
+which the same query finds. The other queries read one file again, only for a refused file.
 """
 import dataclasses
 import datetime as dt
@@ -15,6 +14,7 @@ from functools import reduce
 from shoptoolkit.file_check.rules_sql import common_id, common_order, line_hash, line_kind, order_id, refused_order
 from shoptoolkit.day_frames import split_lines, split_size, splits_of
 from shoptoolkit.project_paths import day_file
+from shoptoolkit.row_values import spark_hash_sum
 from shoptoolkit.table_schema import COLUMNS
 
 
@@ -64,9 +64,9 @@ class Scan:
 
 def checked_lines(spark, paths, columns, header: bytes = None):
     """split_lines of files whose header names columns (in that order) and is header (its bytes), each line
-    with refused (check_row, csv or UTF-8 refuses it), opens (a quoted field goes on past its end) and
-    order_id (an order the line check accepts); a line of the first split that is the header's bytes is
-    is_header and none of these (a header line that comes again: see repeated_header)."""
+    with text, common and fields (rules_sql's), refused (check_row, csv or UTF-8 refuses it), opens (a quoted
+    field goes on past its end), order_id and row_hash (of an order the line check accepts); a line of the
+    first split that is the header's bytes is is_header and none of these (see repeated_header)."""
     from pyspark.sql import functions as F
     places = {name: F.lit(columns.index(name) + 1) for name in COLUMNS}
     kind, fields, controls = line_kind(F.col("text"), F.lit(False))  # an open last line: see file_verdict
@@ -83,14 +83,13 @@ def checked_lines(spark, paths, columns, header: bytes = None):
     refused = data & rare & (~utf8 | (kind == "error") | ((kind == "order") & F.col("bad")))
     accepted = data & (F.col("common") | (utf8 & (kind == "order") & ~F.col("bad")))
     found_id = F.when(F.col("common"), common_id(F.col("text"), columns)).otherwise(order_id(F.col("fields"), places))
-    return lines.select("day", "block", "at", "raw", "is_header", refused.alias("refused"),
-                        (data & rare & utf8 & (kind == "open")).alias("opens"),
-                        F.when(accepted, found_id).alias("order_id"),
-                        F.when(accepted, line_hash(found_id, columns)).alias("row_hash"))
+    return (lines.select("day", "block", "at", "raw", "text", "common", "fields", "is_header", refused.alias("refused"),
+                         (data & rare & utf8 & (kind == "open")).alias("opens"), F.when(accepted, found_id).alias("order_id"))
+            .withColumn("row_hash", F.when(F.col("order_id").isNotNull(), line_hash(F.col("order_id"), columns))))
 
 
 def count_lines(spark, scans: list) -> None:
-    """Fill in each scan from one query over the lines of all their files ."""
+    """Fill in each scan from one query over the lines of all their files."""
     if not scans:
         return
     by_header, split = {}, scans[0].split
@@ -119,7 +118,7 @@ def per_file(lines, split: int, splits: int):
     in_split = [F.col("block") == k * split for k in range(splits)]
     sums = {f"count_{k}": F.count_if(where) for k, where in enumerate(in_split)}
     sums.update(bytes=F.sum(F.octet_length("raw") + 1), headers=F.count_if("is_header"), orders=F.count("order_id"),
-                hashes=F.sum("row_hash"))
+                hashes=spark_hash_sum(F.col("row_hash")))
     mins = {f"first_{k}": F.min(F.when(where, F.col("at"))) for k, where in enumerate(in_split)}
     mins.update(lowest=F.min("order_id"), refused=F.min(F.when(F.col("refused"), F.struct("block", "at"))),
                 opens=F.min(F.when(F.col("opens"), F.struct("block", "at"))))

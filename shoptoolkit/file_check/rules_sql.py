@@ -170,15 +170,23 @@ def order_id(fields, places: dict):
     return F.when(digits.rlike(r"\A[0-9]+\z"), digits).otherwise(F.translate(digits, *other_digits())).cast("bigint")
 
 
-def line_hash(found_id, columns: list):
-    """row_values' hash of an accepted line's order: its fields (a common line's split at its commas),
-    its amount as DECIMAL(12,2), its time read as UTC (an explicit Z, whatever the session's zone)."""
+def line_values(found_id, columns: list) -> dict:
+    """An accepted line's order as the table holds it, {column: value}: its fields (a common line's split at
+    its commas), its amount as DECIMAL(12,2), its time read as UTC (an explicit Z, whatever the session's
+    zone: the rules let only YYYY-MM-DDTHH:MM:SS through, which the cast reads); a value Spark cannot read
+    so (digits outside ASCII) is null."""
     from pyspark.sql import functions as F
     fields = F.when(F.col("common"), F.split(without_crs(F.col("text")), ",", -1)).otherwise(F.col("fields"))
 
     def value(name):
         return F.element_at(fields, columns.index(name) + 1)
-    instant = F.to_timestamp(F.concat(value("ordered_at"), F.lit("Z")), "yyyy-MM-dd'T'HH:mm:ssX")
-    return spark_row_hash(found_id, value("customer_id"), value("amount").try_cast("decimal(12,2)"),
-                          F.unix_micros(instant))
+    return {"order_id": found_id, "customer_id": value("customer_id"),
+            "amount": value("amount").try_cast("decimal(12,2)"),
+            "ordered_at": F.concat(value("ordered_at"), F.lit("Z")).try_cast("timestamp")}
 
+
+def line_hash(found_id, columns: list):
+    """row_values' hash of an accepted line's order (line_values)."""
+    from pyspark.sql import functions as F
+    values = line_values(found_id, columns)
+    return spark_row_hash(found_id, values["customer_id"], values["amount"], F.unix_micros(values["ordered_at"]))

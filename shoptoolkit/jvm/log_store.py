@@ -1,12 +1,14 @@
-"""Build the toolkit's Delta log store: commits that stay whole when several processes write one table.
+"""Build the toolkit's Java classes: the Delta log store whose commits stay whole when several processes
+write one table, and the held write of a big day's one-job load.
 
     python -m shoptoolkit.jvm.log_store            # make setup runs it once, after class_archive; seconds
     python -m shoptoolkit.jvm.log_store --status   # where its JAR is, or that there is none
 
-java/shoptoolkit/AtomicLocalLogStore.java (beside this file) says why it exists: on a local disk, Delta's default store
-for file: paths can let two processes commit the same table version, the second one replacing the
-first. javac compiles it against Delta's storage JAR (in Spark's Ivy cache once Spark has started with
-Delta) and Hadoop's client API (in pyspark's jars/); the JAR is kept beside the class archive, and
+java/shoptoolkit/ (beside this file) holds them, each saying why it exists: AtomicLocalLogStore.java (on a
+local disk, Delta's default store for file: paths can let two processes commit the same table version,
+the second one replacing the first) and HeldWrite.java (a write whose commit waits for the day's facts,
+shoptoolkit/held_write.py). javac compiles them against Delta's JARs (in Spark's Ivy cache once Spark has
+started with Delta) and Spark's (in pyspark's jars/); the JAR is kept beside the class archive, and
 every session the toolkit starts (scripts, the Connect server, a cluster's driver) uses it from then on.
 """
 import argparse
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from shoptoolkit.jvm.spark_jvm import JVM_PARTS, cached_delta_jars, log_store_jar
 
-SOURCE = JVM_PARTS / "java" / "shoptoolkit" / "AtomicLocalLogStore.java"
+SOURCES = sorted((JVM_PARTS / "java" / "shoptoolkit").glob("*.java"))
 
 
 def javac() -> str:
@@ -34,19 +36,19 @@ def javac() -> str:
 
 
 def class_path() -> str:
-    """Delta's storage JAR and Hadoop's client API, the two things the store is compiled against."""
-    storage = [jar for jar in cached_delta_jars() if "delta-storage" in jar]
-    if not storage:
+    """Delta's JARs and Spark's (Hadoop's client API among them): what the classes are compiled against."""
+    delta = cached_delta_jars()
+    if not delta:
         raise SystemExit("Delta's JARs are not in Spark's cache yet: python class_archive.py starts Spark once and fetches them")
     pyspark = Path(importlib.util.find_spec("pyspark").submodule_search_locations[0])
-    return os.pathsep.join(storage + [str(jar) for jar in sorted((pyspark / "jars").glob("hadoop-client-api-*.jar"))])
+    return os.pathsep.join(delta + [str(pyspark / "jars" / "*")])
 
 
 def build() -> Path:
     jar = log_store_jar()
     jar.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="log-store-") as classes:
-        subprocess.run([javac(), "--release", "17", "-cp", class_path(), "-d", classes, str(SOURCE)], check=True)
+        subprocess.run([javac(), "--release", "17", "-cp", class_path(), "-d", classes, *map(str, SOURCES)], check=True)
         partial = jar.with_suffix(".partial")
         with zipfile.ZipFile(partial, "w") as archive:
             for path in sorted(Path(classes).rglob("*.class")):
