@@ -49,19 +49,20 @@ def spark_sized(days) -> bool:
     return files_bytes(days) >= SPARK_CHECK_BYTES
 
 
-def checked_day(spark, day) -> DayFile:
-    """day's file checked in Python, or in Spark from SPARK_CHECK_BYTES on; its refusal is raised."""
+def checked_day(spark, day, digest: bool = True) -> DayFile:
+    """day's file checked in Python, or in Spark from SPARK_CHECK_BYTES on; its refusal is raised. Without
+    digest, Spark does not hash its rows (a check compares them otherwise) and its rows_digest is ''."""
     if not spark_sized([day]):
         return read_day_file(day)
-    checked = checked_in_spark(spark, [day])[day]
+    checked = checked_in_spark(spark, [day], digest)[day]
     if checked.refusal:
         raise checked.refusal
     return checked.found
 
 
-def checked_in_spark(spark, days) -> dict:
+def checked_in_spark(spark, days, digest: bool = True) -> dict:
     """{day: Checked} for the files of days (each must exist): their facts streamed in Python, then all
-    the lines of the files whose header passes in one query."""
+    the lines of the files whose header passes in one query (with digest, their rows' digest too)."""
     facts = {day: fingerprint(day_file(day)) for day in days}
     facts = {str(day): found for day, found in facts.items() if found[0]}  # an empty file: empty_file
     split = split_size(spark, sum(size for size, _, _ in facts.values()))
@@ -70,7 +71,7 @@ def checked_in_spark(spark, days) -> dict:
         if str(day) not in facts:
             verdicts[day] = empty_file(day)
             continue
-        scan = Scan(day, *facts[str(day)], split)
+        scan = Scan(day, *facts[str(day)], split, digest=digest)
         try:
             header = first_record(spark, scan, 1, [scan.header])
             scan.columns = read_header(iter([header] if header else []), day_file(day))
@@ -95,7 +96,7 @@ def file_verdict(spark, scan: Scan) -> Checked:
     words the refusal; were the two checks to disagree, the Python check decides. They do for a last
     line, without LF, that opens a quoted field: csv closes it at the file's end, the query cannot know."""
     found = DayFile(day_file(scan.day), scan.columns, None, scan.size, scan.sha256, scan.orders,
-                    scan.lowest, scan.highest, None, spark_digest(scan.hashes))
+                    scan.lowest, scan.highest, None, spark_digest(scan.hashes) if scan.digest else "")
     try:
         if refuse_first(spark, scan, found):
             return Checked(read_day_file(scan.day), None, scan.sha256)

@@ -20,8 +20,7 @@ from shoptoolkit.table_schema import COLUMNS
 
 @dataclass
 class Scan:
-    """One file as Spark's queries found it. Until its lines are counted, lines and ends say only what
-    line 1 shows: whether a line follows it, whether it ends in LF."""
+    """One file as Spark's queries found it. Until its lines are counted, lines and ends say what line 1 shows."""
     day: dt.date
     size: int
     sha256: str
@@ -39,6 +38,7 @@ class Scan:
     opens: int = None  # the first line that opens a quoted field it does not close
     hashes: int = 0  # the sum of its orders' row hashes (row_values.py)
     alone: object = None  # the file's Scan when read alone (layout), for the queries over it alone
+    digest: bool = True  # whether the query hashes its orders (for a load's lineage)
 
     def __post_init__(self):
         self.ends = self.size > len(self.header)  # line 1 ends in LF; the count of lines says for the last
@@ -62,7 +62,7 @@ class Scan:
         return sum(self.counts[:number]) + at - self.firsts[number] + 1
 
 
-def checked_lines(spark, paths, columns, header: bytes = None):
+def checked_lines(spark, paths, columns, header: bytes = None, digest: bool = True):
     """split_lines of files whose header names columns (in that order) and is header (its bytes), each line
     with text, common and fields (rules_sql's), refused (check_row, csv or UTF-8 refuses it), opens (a quoted
     field goes on past its end), order_id and row_hash (of an order the line check accepts); a line of the
@@ -85,7 +85,8 @@ def checked_lines(spark, paths, columns, header: bytes = None):
     found_id = F.when(F.col("common"), common_id(F.col("text"), columns)).otherwise(order_id(F.col("fields"), places))
     return (lines.select("day", "block", "at", "raw", "text", "common", "fields", "is_header", refused.alias("refused"),
                          (data & rare & utf8 & (kind == "open")).alias("opens"), F.when(accepted, found_id).alias("order_id"))
-            .withColumn("row_hash", F.when(F.col("order_id").isNotNull(), line_hash(F.col("order_id"), columns))))
+            .withColumn("row_hash", F.when(F.col("order_id").isNotNull() & F.lit(digest),
+                                           line_hash(F.col("order_id"), columns))))
 
 
 def count_lines(spark, scans: list) -> None:
@@ -96,7 +97,7 @@ def count_lines(spark, scans: list) -> None:
     for scan in scans:
         by_header.setdefault((tuple(scan.columns), scan.line_one), []).append(day_file(scan.day))
     lines = reduce(lambda one, other: one.unionByName(other),
-                   [checked_lines(spark, paths, list(columns), header) for (columns, header), paths in by_header.items()])
+                   [checked_lines(spark, paths, list(columns), header, scan.digest) for (columns, header), paths in by_header.items()])
     with splits_of(spark, split):
         rows = per_file(lines, split, max(-(-scan.size // split) for scan in scans)).collect()
     found = {row.day: row for row in rows}
