@@ -85,6 +85,7 @@ class Run:
     kind: str = ""          # the check that diverged and the first day it names, e.g. `table 2026-09-10`:
                             # what shrinking keeps (`fresh read` after the last operation)
     printed: list = field(default_factory=list)  # the last operation's processes: (exit code, stdout, stderr)
+    verdicts: dict = field(default_factory=dict)  # day: ((table version, file sha256), check_day's verdict)
 
 
 def run_history(spark, history: dict, root) -> Run:
@@ -135,7 +136,7 @@ def run_op(spark, op: dict, model, days: list, hold, run: Run) -> str:
     try:
         results, problem = follow(model, plan.threads, new_commits(spark, known), killed)
         problem = (problem or content_difference(model.now, table_content(spark))
-                   or states_difference(spark, model, days))
+                   or states_difference(spark, model, days, run.verdicts))
     except Exception as error:  # the table cannot be read in the shared session, as a notebook would read it
         from shoptoolkit.errors import one_line
         return f"reading: the shared session cannot read the table: {one_line(error)}"
@@ -162,20 +163,34 @@ def till_op(op: dict, till, day, root) -> str:
     return command
 
 
-def states_difference(spark, model, days: list) -> str:
+def states_difference(spark, model, days: list, verdicts: dict) -> str:
     """'' when every day's state (docs/reprocess.md), as --reprocess and check_month read it, is the model's,
-    and check_day's verdict on every day is the model's too (so check_day and check_month agree)."""
+    and check_day's verdict on every day is the model's too (so check_day and check_month agree). check_day
+    reads the table's newest version and the day's file only: its verdict is asked again when either
+    changed (verdicts keeps the last), and held against the model's after every step."""
     from check_day import check_day
+    from shoptoolkit.day_record import file_sha256
     from shoptoolkit.day_states import day_states
-    differ = []
+    differ, version = [], newest_version()
     for found, day in zip(day_states(spark, days[0], days[-1]), days):
         state, _, line = day_state(model, day)
         if (found.state, found.message) != (state, line):
             differ.append(f"{day}: {found.state} ({found.message}), expected {state} ({line})")
-        verdict = check_day(spark, day + dt.timedelta(days=1)) if model.now is not None else None
-        if verdict is not None and verdict != expect.check_day(model, day + dt.timedelta(days=1)):
+        if model.now is None:
+            continue
+        key = (version, file_sha256(day))
+        if verdicts.get(day, (None,))[0] != key:
+            verdicts[day] = key, check_day(spark, day + dt.timedelta(days=1))
+        verdict = verdicts[day][1]
+        if verdict != expect.check_day(model, day + dt.timedelta(days=1)):
             differ.append(f"{day}: check_day {verdict}, expected {expect.check_day(model, day + dt.timedelta(days=1))}")
     return "states: " + "; ".join(differ) if differ else ""
+
+
+def newest_version() -> int:
+    """orders_daily's newest version, from its log's file names (-1 without a log)."""
+    from shoptoolkit.project_paths import table_path
+    return max((int(path.stem) for path in (table_path() / "_delta_log").glob("*.json")), default=-1)
 
 
 def expected_output(plan, model, results, killed: bool = False):
