@@ -88,7 +88,7 @@ def applied(tree: Path, name: str) -> None:
 
 
 CAUGHT = re.compile(r"^(seed \d+|history \w+): (?:operation (\d+) .*?\): (table|history|states|printed|reading)|"
-                    r"(read by a fresh process))", re.M)
+                    r"(read by another process))", re.M)
 
 
 def verdict(name: str) -> str:
@@ -103,7 +103,7 @@ def verdict(name: str) -> str:
                               cwd=tree, capture_output=True, text=True)
     found, seconds = CAUGHT.search(done.stdout), time.perf_counter() - began
     if found:
-        how = f"{found[3]} at operation {found[2]}" if found[2] else "a fresh process's read"
+        how = f"{found[3]} at operation {found[2]}" if found[2] else "another process's read"
         return f"{name}: caught by {found[1]} ({how}), {seconds:.0f} s"
     if done.returncode != 0:
         return f"{name}: NOT caught, the model check failed (exit {done.returncode}): {done.stderr[-300:]!r}"

@@ -1,4 +1,4 @@
-"""A year of big days in one commit on a standalone cluster of two workers (one core each) prints the
+"""A year of days in one commit, big enough together to be checked inside Spark, on a standalone cluster of two workers (one core each) prints the
 same lines and builds the same table as in local mode: the files are checked, hashed and compared
 inside Spark, by the executors, and a day whose file is refused near its end is left out with the
 line the Python path gives. The lines are local mode's for a backfill in one commit, word for word
@@ -7,7 +7,9 @@ them, but the refused day's.
 
     flock /tmp/jvm.lock timeout 1200 .venv/bin/python -m pytest -q -s tests/test_cluster_year.py
 
-365 files of 10,000 orders (3.65 million, 142 MB); the cluster as tests/standalone.py starts it.
+365 files of 2,500 orders (912,500, 35 MB: the commit's files together are over BIG_FILES, so the
+executors check them; bench/bench_engine.py's year holds the 3.65 million orders of the figures); the
+cluster as tests/standalone.py starts it.
 """
 import datetime as dt
 import re
@@ -27,7 +29,7 @@ from test_cluster import PLACE, TIME, run_watched
 pytestmark = pytest.mark.timeout(1800)  # about 5 minutes in CI
 
 YEAR_RUNS = ("2025-10-02", "2026-10-01")  # loads 1 October 2025 to 30 September 2026
-ORDERS = 10_000
+ORDERS = 2_500
 BAD_DAY = "2026-03-15"  # its last line has a negative amount
 BAD_LINE = "20000000,C01,-4.00,2026-03-15T23:59:59"
 
@@ -87,7 +89,7 @@ def year_lines(refusal_line: str) -> list:
                     f"ran 365 runs in 1 commit, 1 failed ({bad_run}); orders_daily has 364 days, {364 * ORDERS} orders"]
 
 
-def test_a_year_of_big_days_on_two_workers_prints_and_writes_as_in_local_mode(tmp_path, request):
+def test_a_year_checked_inside_spark_on_two_workers_prints_and_writes_as_in_local_mode(tmp_path, request):
     write_year(tmp_path / "cluster")
     (tmp_path / "daemons").mkdir()
     with StandaloneCluster(tmp_path / "daemons", workers=2) as cluster:
@@ -102,7 +104,7 @@ def test_a_year_of_big_days_on_two_workers_prints_and_writes_as_in_local_mode(tm
                        for path in (tmp_path / "daemons").glob("work*/app-*/*/stderr"))
     assert executors == ["work", "work2"]  # an executor on each worker
     refusal_line = refusal(tmp_path / "cluster")  # the Python path's own line
-    assert re.search(r" line 10002: amount .*-4\.00.* is negative$", refusal_line)
+    assert re.search(rf" line {ORDERS + 2}: amount .*-4\.00.* is negative$", refusal_line)
     assert (code, [PLACE.sub("", TIME.sub("", line)) for line in out.splitlines()], err) == (
         1, year_lines(refusal_line), "")
     spark = request.getfixturevalue("spark")

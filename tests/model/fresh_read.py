@@ -1,9 +1,13 @@
-"""Read orders_daily in a new process, its own Spark: every row, and whether it is partitioned, as JSON.
+"""Read orders_daily in a process of its own, its own Spark: every row, and whether it is partitioned, as JSON.
 
     python tests/model/fresh_read.py --root DIR      # null when there is no table
+    python tests/model/fresh_read.py --serve         # a root a line on stdin, its JSON a line on stdout
 
-The model check runs it at the end of each history: a table the shared session reads could still
-be one a fresh session cannot (a log it cached, a file a killed writer left half-made).
+The model check reads each history's table this way at the end: a table the shared session reads could
+still be one another session cannot (a log it cached, a file a killed writer left half-made). One
+--serve process reads the tables of every history of a test run: each history's root is a folder it
+has never read, so Delta holds nothing of that table in it, as in a new process, without a JVM's start
+for each history.
 """
 import datetime as dt
 import json
@@ -32,6 +36,22 @@ def read_all(spark):
         return None
     return {"rows": table_rows(spark), "partitioned": partition_columns(spark) == ["order_date"]}
 
+
+
+def serve(spark) -> None:
+    """For each root read from stdin, the JSON of its table on stdout, a line each."""
+    from shoptoolkit.errors import one_line
+    for line in sys.stdin:
+        set_root(line.strip())
+        try:
+            print(json.dumps(read_all(spark)), flush=True)
+        except Exception as error:  # a table this session cannot read: the model check's divergence
+            print(json.dumps({"error": one_line(error)}), flush=True)
+
+
 if __name__ == "__main__":
-    set_root(sys.argv[sys.argv.index("--root") + 1])
-    print(json.dumps(read_all(delta_spark("fresh_read", commits=0))))
+    if "--serve" in sys.argv:
+        serve(delta_spark("fresh_read", commits=0))
+    else:
+        set_root(sys.argv[sys.argv.index("--root") + 1])
+        print(json.dumps(read_all(delta_spark("fresh_read", commits=0))))

@@ -2,11 +2,14 @@
 SIGKILLed (its whole process group, JVM included) at a moment of its run, two writers whose commits
 are forced to overlap by tests/held_write.py's hold.
 """
+import atexit
+import json
 import os
 import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -87,6 +90,43 @@ def held_pair(argvs: list, root: Path, hold: Path) -> tuple:
         for process in processes:
             if process.poll() is None:
                 process.kill()
+
+
+class Reader:
+    """tests/model/fresh_read.py --serve, started at the first read and ended with this process (its stdin
+    closes, or atexit stops it by its pid): each history's table read by a Spark other than the shared one."""
+    process = None
+
+    @classmethod
+    def read(cls, root: Path) -> dict:
+        """{"rows": ..., "partitioned": ...}, None for no table, or {"error": line} when it cannot be read."""
+        if cls.process is None or cls.process.poll() is not None:
+            cls.start()
+        cls.process.stdin.write(f"{root}\n")
+        cls.process.stdin.flush()
+        line = cls.process.stdout.readline()
+        if not line:
+            cls.log.seek(0)
+            return {"error": f"the reading process ended: {cls.log.read()[-300:]}"}
+        return json.loads(line)
+
+    @classmethod
+    def start(cls):
+        cls.log = tempfile.TemporaryFile("w+")
+        cls.process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "model" / "fresh_read.py"), "--serve"],
+                                       cwd=ROOT, env=environment(), text=True, stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=cls.log)
+        atexit.register(cls.stop)
+
+    @classmethod
+    def stop(cls):
+        if cls.process is not None and cls.process.poll() is None:
+            cls.process.stdin.close()
+            try:
+                cls.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                cls.process.kill()
+                cls.process.wait()
 
 
 def shell(argv: list) -> str:

@@ -3,7 +3,6 @@ the first divergence: after every operation the table's whole content, its new c
 operation printed (verdicts, states, choices, lines) are compared with the model's.
 """
 import datetime as dt
-import json
 import re
 import time
 from contextlib import contextmanager
@@ -27,7 +26,6 @@ TILL_OPS = {"write": lambda till, day, op: till.write(day, op["pick"]),
             "spoil": lambda till, day, op: till.spoil(day, op["kind"], op["pick"]),
             "restore_file": lambda till, day, op: till.restore(day, op["pick"]),
             "drop": lambda till, day, op: till.drop(day, op["pick"])}
-FRESH_READ = "tests/model/fresh_read.py"
 SPARK_PATH_BYTES = 6_000  # a day's file from this size on is checked inside Spark in the shared session
 
 
@@ -89,7 +87,7 @@ class Run:
 
 
 def run_history(spark, history: dict, root) -> Run:
-    """Every operation of history in root (a fresh folder), then a fresh process's read of the table."""
+    """Every operation of history in root (a fresh folder), then another process's read of the table."""
     from shoptoolkit.project_paths import root_at
     started, run = time.monotonic(), Run()
     (root / "landing" / "orders").mkdir(parents=True)
@@ -254,13 +252,13 @@ def held_commands(argvs: list, name: str) -> str:
 
 
 def fresh_read(model, root) -> str:
-    """The table read by a new process (its own JVM), compared with the model: rows and layout."""
-    code, out, err = processes.run([FRESH_READ], root)
-    if code != 0:
-        return f"a fresh process could not read the table: {err.strip()[-300:]}"
-    found = json.loads(out)
+    """The table read by a Spark other than the shared session's (processes.Reader), compared with the
+    model: rows and layout."""
+    found = processes.Reader.read(root)
+    if found is not None and "error" in found:
+        return f"another process could not read the table: {found['error']}"
     content = None if found is None else rows_by_day(tuple(row) for row in found["rows"])
     problem = content_difference(model.now, content)
     if not problem and found is not None and found["partitioned"] != model.now.partitioned:
         problem = f"table: partitioned is {found['partitioned']}, expected {model.now.partitioned}"
-    return problem and f"read by a fresh process: {problem}"
+    return problem and f"read by another process: {problem}"
