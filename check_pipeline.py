@@ -51,7 +51,7 @@ def view_days(spark, first_day, last_day) -> dict:
 def file_amount(found) -> Decimal:
     """The sum of a file's amounts after its check in Python (every amount has passed it: a number like 19.99)."""
     at = found.columns.index("amount")
-    with open(found.path, encoding="utf-8-sig", newline="") as handle:
+    with found.path.open(encoding="utf-8-sig", newline="") as handle:
         rows = csv.reader(handle)
         next(rows)
         return sum((Decimal(row[at]) for row in rows if row), NOTHING[1])

@@ -14,11 +14,11 @@ Running it again restores a deleted or edited file.
 import argparse
 import datetime as dt
 import random
-import shutil
 
 from shoptoolkit.errors import run_main
 from shoptoolkit.project_paths import LANDING, day_file, landing_dir, shown, table_path
 from shoptoolkit.run_args import add_root, add_verbose, parse_date, run_dates
+from shoptoolkit.storage import remove_tree
 from shoptoolkit.table_schema import COLUMNS
 
 FIRST_DAY = dt.date(2026, 9, 1)
@@ -77,10 +77,10 @@ def make_days(first=FIRST_DAY, last=LAST_DAY) -> tuple:
 
 
 def clean_table() -> bool:
-    """Delete the orders_daily table's folder; True if there was one."""
+    """Delete the orders_daily table's folder (on an object store, every object below it); True if there was one."""
     if not table_path().exists():
         return False
-    shutil.rmtree(table_path())
+    remove_tree(table_path())
     return True
 
 

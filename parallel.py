@@ -9,10 +9,10 @@ Each run prints its load line or `run 2026-09-02 failed: DELTA_CONCURRENT_APPEND
 that loses the race commits nothing, so the table holds whole days only; the closing line says so.
 Exit 0 when the experiment ran and every table holds whole days only (lost races are its outcome);
 exit 1 when a run failed for another reason or a day was left partly loaded.
-Fresh tables live in experiments/<layout>/ beside landing/ (their folder is emptied on each try).
+Fresh tables live in experiments/<layout>/ beside landing/ (their folder is emptied on each try; its
+landing/ links to the root's, or on an object store, which has no links, holds a copy of its files).
 """
 import argparse
-import shutil
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +25,7 @@ from shoptoolkit.day_compare import compare_day, file_ids, stored_ids
 from shoptoolkit.errors import one_line, run_main
 from shoptoolkit.project_paths import landing_dir, project_root, root_at, shown, table_path
 from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, parse_date, run_dates
+from shoptoolkit.storage import is_local, remove_tree
 from shoptoolkit.table_schema import PARTITION_COLUMN, table_ddl
 from load_day import load_day
 
@@ -75,9 +76,14 @@ def experiment_folder(name: str):
     """Work in experiments/<name>/ (emptied first), with landing/ pointing at this folder's landing files."""
     landing, here = landing_dir(), project_root()
     folder = here / EXPERIMENTS / name
-    shutil.rmtree(folder, ignore_errors=True)
-    (folder / landing.relative_to(here)).parent.mkdir(parents=True)
-    (folder / landing.relative_to(here)).symlink_to(landing, target_is_directory=True)
+    remove_tree(folder, ignore_errors=True)
+    place = folder / landing.relative_to(here)
+    if is_local(place):
+        place.parent.mkdir(parents=True)
+        place.symlink_to(landing, target_is_directory=True)
+    else:
+        for path in landing.iterdir():
+            (place / path.name).write_bytes(path.read_bytes())
     with root_at(folder):  # every path below the root now points into the experiment
         yield folder
 

@@ -16,8 +16,6 @@ history.py's last line does).
 """
 import argparse
 import datetime as dt
-from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from delta_session import TABLE, delta_spark, history_frame, orders_table, table_at_version, table_version
 from shoptoolkit.conflicts import error_class
@@ -26,6 +24,7 @@ from shoptoolkit.lineage import days_label, restore_note
 from shoptoolkit.project_paths import table_path
 from shoptoolkit.retry import print_now, retrying
 from shoptoolkit.run_args import add_root, add_verbose, check_range, day_loaded_by, parse_date, run_dates
+from shoptoolkit.storage import listed_file
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.undo_window import BEYOND_WINDOW, shown_window, table_window, window_start
 
@@ -38,8 +37,8 @@ def days_predicate(first_day, last_day) -> str:
 
 def missing_files(spark, version: int) -> tuple:
     """(data files of version that are gone, how many it has): Delta's log still names the files
-    VACUUM removed, so the version's file list is compared with the folder."""
-    files = [Path(unquote(urlparse(uri).path)) for uri in table_at_version(spark, version).inputFiles()]
+    VACUUM removed, so the version's file list is compared with the folder (or the bucket)."""
+    files = [listed_file(uri) for uri in table_at_version(spark, version).inputFiles()]
     return [path for path in files if not path.exists()], len(files)
 
 

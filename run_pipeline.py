@@ -36,7 +36,7 @@ from pathlib import Path
 from shoptoolkit.errors import ToolkitError, run_main
 from shoptoolkit.pipeline_port import local_port
 from shoptoolkit.pipeline_setup import DATASETS, PREPARED, SPEC, START_FILE, pipeline_home, prepare_run
-from shoptoolkit.project_paths import LOGS, project_root, shown
+from shoptoolkit.project_paths import logs_dir, project_root, shown
 from shoptoolkit.run_args import add_root, add_verbose, check_range, parse_date
 
 # spark-pipelines' own lines start with a timestamp: "2026-12-01 10:38:02: Flow ... is RUNNING."
@@ -98,7 +98,7 @@ def run_logged(command: list, verb: str, env: dict, verbose: bool, locks: tuple)
     """Run command in the project root, the run's locks passed on (the folder's, the port's). spark-pipelines sends its Python's and
     its JVM's output alike to stdout: its own timestamped lines are shown, every line goes to the log
     (each on the terminal too with --verbose). A failure is a ToolkitError naming the run's main error."""
-    log = project_root() / LOGS / "spark-pipelines.log"
+    log = logs_dir() / "spark-pipelines.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     began, errors = time.monotonic(), []
     with open(log, "a") as kept, subprocess.Popen(command, env=env, cwd=project_root(), text=True, errors="replace",

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from shoptoolkit.connect_server import alive, answers, end_group, free_port, is_server, launch
 from shoptoolkit.errors import ToolkitError, run_main
-from shoptoolkit.project_paths import LOGS, project_root, root_at, shown
+from shoptoolkit.project_paths import local_root, logs_dir, root_at, shown
 from shoptoolkit.run_args import add_root, add_verbose
 
 STATE = Path(".spark_server")
@@ -31,11 +31,11 @@ START_TIMEOUT = 300.0  # seconds; a first start without Delta's JARs in the Ivy 
 
 
 def state_dir() -> Path:
-    return project_root() / STATE
+    return local_root() / STATE
 
 
 def server_log() -> Path:
-    return project_root() / LOGS / "spark_server.log"
+    return logs_dir() / "spark_server.log"
 
 
 def save_state(pid: int, port: int, token: str) -> None:
@@ -88,7 +88,7 @@ def warm_up(spark) -> None:
     from backfill import backfill
     from history import table_history
     from make_days import make_days
-    folder = project_root() / LOGS / "warmup"
+    folder = logs_dir() / "warmup"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     try:

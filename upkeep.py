@@ -39,8 +39,10 @@ def compacted(spark, month: dt.date, before: dt.date, show=print_now) -> str:
 
 
 def data_files() -> int:
-    """The table's data files on disk, those only old versions need included (not the log's checkpoints)."""
-    return sum(1 for path in table_path().rglob("*.parquet") if "_delta_log" not in path.parts)
+    """The table's data files on disk (or in the bucket), those only old versions need included (not the
+    log's checkpoints)."""
+    table = table_path()
+    return sum(1 for path in table.rglob("*.parquet") if "_delta_log" not in path.relative_to(table).parts)
 
 
 def vacuumed(spark, window: dt.timedelta, now: dt.datetime) -> str:

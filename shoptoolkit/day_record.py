@@ -67,7 +67,7 @@ def newest_commits(log):
         if version != versions[0] - place or not path.exists():
             return
         try:
-            with open(path, encoding="utf-8") as lines:
+            with path.open(encoding="utf-8") as lines:
                 actions = [json.loads(line) for line in lines if line.strip()]
         except (OSError, ValueError):
             return

@@ -5,12 +5,11 @@
 """
 import json
 import re
-from pathlib import Path
 
 from shoptoolkit.project_paths import shown
 
 
-def delta_log_problem(log: Path) -> str:
+def delta_log_problem(log) -> str:
     """Why the Delta log cannot be read, or '': no commit at all, or a commit Delta would read is not JSON."""
     commits = sorted(path for path in log.glob("*.json") if re.fullmatch(r"\d{20}\.json", path.name))
     if not commits:
@@ -26,9 +25,9 @@ def delta_log_problem(log: Path) -> str:
     return ""
 
 
-def not_json_line(path: Path) -> str:
-    """'line N is not JSON' for the first line of path that does not parse, or ''."""
-    with open(path, "rb") as lines:
+def not_json_line(path) -> str:
+    """'line N is not JSON' for the first line of path (a Path or a storage ObjectPath) that does not parse, or ''."""
+    with path.open("rb") as lines:
         for number, line in enumerate(lines, start=1):
             try:
                 if line.strip():

@@ -9,12 +9,15 @@ without commits and that lock held is another first load: it writes as a first l
 for version 0, and the one whose commit is refused retries into the table the other made (retry.py,
 DELTA_PROTOCOL_CHANGED). A folder without commits and nobody holding the lock is what it was before:
 a deleted log or an interrupted first load, refused (delta_session.table_exists).
+On an object store's root there is no lock: a store has no flock. A table without commits there is
+refused as damaged, and of two first loads at once the second's commit is refused by Delta's own.
 """
 import fcntl
 import time
 from contextlib import contextmanager
 
 from shoptoolkit.project_paths import table_path
+from shoptoolkit.storage import is_local
 
 PROBES = 200  # tries (10 ms apart) while another process probes the lock at the same instant
 
@@ -35,7 +38,7 @@ def took(lock, how: int) -> bool:
 def being_created() -> bool:
     """A first load holds the lock now. Writers hold it shared, a probe exclusive for an instant: when
     the exclusive try fails and a shared one works, only writers hold it."""
-    if not creating_lock().exists():
+    if not is_local(table_path()) or not creating_lock().exists():  # an object store has no flock
         return False
     try:
         with open(creating_lock(), "a") as lock:
@@ -52,7 +55,10 @@ def being_created() -> bool:
 
 @contextmanager
 def creating():
-    """Hold the lock shared while a write that may create the table runs."""
+    """Hold the lock shared while a write that may create the table runs (on a local root only)."""
+    if not is_local(table_path()):  # a store has no flock: a second first load is refused by Delta's commit
+        yield
+        return
     creating_lock().parent.mkdir(parents=True, exist_ok=True)
     with open(creating_lock(), "a") as lock:
         try:

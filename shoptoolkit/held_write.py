@@ -75,7 +75,7 @@ def java_call(call, keep=lambda error: False):
 
 def file_columns(path) -> list:
     """The columns a file's header names, or None when Python's check would refuse its header."""
-    with open(path, "rb") as raw:
+    with path.open("rb") as raw:
         line = raw.readline()
     try:
         return read_header(numbered_rows(csv.reader(decoded_lines([line], path)), path), path)
@@ -88,7 +88,7 @@ def day_rows(spark, day, columns: list):
     Spark check refuses, at a line after the first that repeats the header, and at an order it cannot
     read as the table's types (which the two-pass load may still read)."""
     from pyspark.sql import functions as F
-    with open(day_file(day), "rb") as raw:
+    with day_file(day).open("rb") as raw:
         header = raw.readline().rstrip(b"\n").removeprefix(b"\xef\xbb\xbf")
     lines = checked_lines(spark, [day_file(day)], columns, header)
     values = line_values(F.col("order_id"), columns)

@@ -23,9 +23,10 @@ from pathlib import Path
 
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.jvm.spark_jvm import QUICK_JIT, TOOLKIT, cached_delta_jars, java_options, java_problem
-from shoptoolkit.project_paths import LAKE, LOGS, day_file, project_root, shown
+from shoptoolkit.project_paths import LAKE, day_file, logs_dir, project_root, shown
 from shoptoolkit.run_args import run_dates
 from shoptoolkit.spark_settings import LOCAL_SETTINGS, SPARK_SETTINGS
+from shoptoolkit.storage import is_local
 
 PIPELINE = TOOLKIT / "pipelines"
 SPEC = PIPELINE / "spark-pipeline.yml"
@@ -38,7 +39,11 @@ DROPPED_ENV = ("SPARK_REMOTE", "SPARK_CONNECT_MODE", "SPARK_API_MODE", "MASTER",
 
 
 def pipeline_home() -> Path:
-    """lake/_pipeline/: the streaming checkpoints, the Derby catalog, the Spark settings."""
+    """lake/_pipeline/: the streaming checkpoints, the Derby catalog, the Spark settings. A local folder
+    only: Derby, spark-submit's properties file and run_pipeline.py's flock need one."""
+    if not is_local(project_root()):
+        raise ToolkitError(f"the pipeline runs below a local folder only, not {project_root()}: its Derby "
+                           f"catalog, Spark settings and run lock are files in lake/_pipeline/")
     return project_root() / LAKE / "_pipeline"
 
 
@@ -47,7 +52,7 @@ def driver_java(archive: bool) -> str:
     archive if asked (only a JVM whose class path does not start with a conf dir can map it), and
     Derby's log under logs/."""
     return (f"{SPARK_SETTINGS['spark.driver.extraJavaOptions']} {java_options() if archive else QUICK_JIT} "
-            f"-Dderby.stream.error.file=\"{project_root() / LOGS / 'derby.log'}\"")
+            f"-Dderby.stream.error.file=\"{logs_dir() / 'derby.log'}\"")
 
 
 def spark_settings() -> dict:

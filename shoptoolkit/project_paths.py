@@ -6,15 +6,18 @@ for the Delta table, logs/.
     day_file("2026-09-15")                     # /Volumes/shop/course/files/landing/orders/2026-09-15.csv
 
 The root is the folder you run in, or SHOP_ROOT, or a script's --root DIR: any absolute path, a Unity
-Catalog Volume's /Volumes/... too, or a file:// URI of a local folder (file:///data/shop). Paths are
-made absolute here because the JVM's working directory is not the root.
+Catalog Volume's /Volumes/... too, a file:// URI of a local folder (file:///data/shop), or a prefix of
+an object store's bucket (s3a://BUCKET/PREFIX, gs://BUCKET/PREFIX,
+abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PREFIX): landing/ and lake/ are then objects below it,
+reached through shoptoolkit/storage/, and Spark is given the URIs. Local paths are made absolute here
+because the JVM's working directory is not the root. logs/ is always a local folder (an object store
+cannot append): below the root when it is a folder, else below the folder you run in.
 """
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlparse
-from urllib.request import url2pathname
 
+from shoptoolkit.storage import is_local, location
 from shoptoolkit.table_schema import TABLE
 
 ROOT_ENV = "SHOP_ROOT"
@@ -28,22 +31,21 @@ LOGS = Path("logs")
 BIG_FILES = 14_000_000
 
 
-def local_folder(folder) -> Path:
-    """A folder given as a path or as a file:// URI (file:///data/shop, file:/data/shop), as a path."""
-    if str(folder).startswith("file:"):
-        return Path(url2pathname(urlparse(str(folder)).path))
-    return Path(folder)
+def local_folder(folder):
+    """A folder given as a path, a file:// URI (file:///data/shop, file:/data/shop) or an object store's
+    URI, as a pathlib.Path or a storage ObjectPath (storage.location)."""
+    return location(folder)
 
 
-def project_root() -> Path:
-    """The folder landing/, lake/ and logs/ live below: SHOP_ROOT, else the folder you run in."""
-    return local_folder(os.environ.get(ROOT_ENV) or Path.cwd()).resolve()
+def project_root():
+    """Where landing/ and lake/ live below: SHOP_ROOT, else the folder you run in (a Path or an ObjectPath)."""
+    return location(os.environ.get(ROOT_ENV) or Path.cwd()).resolve()
 
 
-def set_root(folder) -> Path:
-    """Make folder (a path or a file:// URI) the project root of this process, and of the processes it
-    starts (SHOP_ROOT)."""
-    os.environ[ROOT_ENV] = str(local_folder(folder).resolve())
+def set_root(folder):
+    """Make folder (a path, a file:// URI or an object store's URI) the project root of this process, and
+    of the processes it starts (SHOP_ROOT)."""
+    os.environ[ROOT_ENV] = str(location(folder).resolve())
     return project_root()
 
 
@@ -60,31 +62,48 @@ def root_at(folder):
             os.environ[ROOT_ENV] = before
 
 
-def landing_dir() -> Path:
+def landing_dir():
     return project_root() / LANDING
 
 
-def table_path() -> Path:
+def table_path():
     return project_root() / LAKE / TABLE
 
 
-def day_file(day) -> Path:
+def day_file(day):
     return landing_dir() / f"{day}.csv"
 
 
+def local_root() -> Path:
+    """Where this machine's own files go (logs/, a server's state): the root when it is a folder, else
+    the folder you run in."""
+    root = project_root()
+    return root if is_local(root) else Path.cwd().resolve()
+
+
+def logs_dir() -> Path:
+    return local_root() / LOGS
+
+
 def spark_log() -> Path:
-    return project_root() / LOGS / "spark.log"
+    return logs_dir() / "spark.log"
 
 
-def shown(path: Path) -> str:
+def shown(path) -> str:
     """A path as the user knows it: relative to the project root (by default the folder they run in)."""
     try:
-        return str(Path(path).relative_to(project_root()))
-    except ValueError:
+        return str((Path(path) if isinstance(path, str) else path).relative_to(project_root()))
+    except (TypeError, ValueError):  # TypeError: a local path beside an object store's root, or the reverse
         return str(path)
 
 
 def files_bytes(days) -> int:
-    """How many bytes the files of days hold together (a missing file: none)."""
-    paths = [day_file(day) for day in days]
-    return sum(path.stat().st_size for path in paths if path.exists())
+    """How many bytes the files of days hold together (a missing file: none). One stat a file: on an
+    object store each is a request."""
+    total = 0
+    for day in days:
+        try:
+            total += day_file(day).stat().st_size
+        except FileNotFoundError:
+            pass
+    return total

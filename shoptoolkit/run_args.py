@@ -11,6 +11,7 @@ import re
 
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import ROOT_ENV, local_folder, set_root
+from shoptoolkit.storage import is_local
 
 MAX_RUNS = 366
 
@@ -76,15 +77,21 @@ def add_verbose(parser) -> None:
 
 
 class RootOption(argparse.Action):
-    """--root DIR sets the project root as it is parsed, so every path the script makes follows it."""
+    """--root DIR sets the project root as it is parsed, so every path the script makes follows it. A
+    folder must exist; an object store's prefix need not (a store has no folders), but its bucket must answer."""
 
     def __call__(self, parser, namespace, value, option_string=None):
-        if not local_folder(value).is_dir():
+        try:
+            folder = local_folder(value)
+        except ToolkitError as error:
+            parser.error(f"argument --root: {error}")
+        if is_local(folder) and not folder.is_dir():
             parser.error(f"argument --root: {value!r} is not a folder")
         setattr(namespace, self.dest, set_root(value))
 
 
 def add_root(parser) -> None:
     parser.add_argument("--root", metavar="DIR", action=RootOption,
-                        help=f"the folder holding landing/, lake/ and logs/, a path or a file:// URI (or set "
-                             f"{ROOT_ENV}; default: the current folder)")
+                        help=f"the folder holding landing/, lake/ and logs/, a path or a file:// URI, or "
+                             f"s3a://BUCKET/PREFIX (gs://, abfss://; logs/ then stays in the current folder) "
+                             f"(or set {ROOT_ENV}; default: the current folder)")

@@ -18,13 +18,15 @@ TOP = {f"{name}.py" for name in SCRIPTS | {"delta_session"}} | {
 JVM = {"shoptoolkit.jvm.spark_jvm", "shoptoolkit.jvm.expression_mode", "shoptoolkit.jvm.class_archive",
        "shoptoolkit.jvm.log_store"}
 FILE_CHECK = {f"shoptoolkit.file_check.{name}" for name in ("in_python", "in_spark", "line_scan", "rules_sql")}
+STORAGE = {f"shoptoolkit.storage.{name}" for name in ("object_path", "stores")}
 
-# The bands, bottom up: the package's shared helpers (with the JVM's), the package's day machinery,
-# the scripts' shared helper, the day scripts, the drivers that loop or serve.
+# The bands, bottom up: the package's shared helpers (with the JVM's, the file check's and the storage's),
+# the package's day machinery, the scripts' shared helper, the day scripts, the drivers that loop or serve.
 HELPERS = {f"shoptoolkit.{name}" for name in (
     "table_schema", "errors", "conflicts", "project_paths", "retry", "run_args", "delta_log_check",
     "day_frames", "first_load", "spark_settings", "table",
-    "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window", "row_values")} | JVM | FILE_CHECK
+    "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window", "row_values")} | (
+    JVM | FILE_CHECK | STORAGE)
 MACHINERY = {f"shoptoolkit.{name}" for name in ("day_compare", "lineage", "late_clash", "commit_ids", "load_days",
                                                  "day_states", "month_calendar", "reprocess", "compaction",
                                                  "day_record", "spark_compare", "held_write")}
@@ -75,6 +77,11 @@ def test_the_jvm_machinery_lives_together_in_one_sub_part():
 def test_the_file_check_s_two_paths_live_together_in_one_sub_part():
     folder = ROOT / "shoptoolkit" / "file_check"
     assert {module_name(path) for path in folder.glob("*.py") if path.name != "__init__.py"} == FILE_CHECK
+
+
+def test_the_storage_lives_together_in_one_sub_part():
+    folder = ROOT / "shoptoolkit" / "storage"
+    assert {module_name(path) for path in folder.glob("*.py") if path.name != "__init__.py"} == STORAGE
 
 
 def test_every_module_of_the_toolkit_has_a_band():

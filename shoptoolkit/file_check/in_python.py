@@ -11,7 +11,6 @@ import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.project_paths import day_file, shown
@@ -50,7 +49,7 @@ def read_day_file(day: dt.date) -> DayFile:
     if not path.exists():
         raise ToolkitError(f"no file {shown(path)}")
     digest, seen = hashlib.sha256(), set()
-    with open(path, "rb") as raw:
+    with path.open("rb") as raw:
         rows = numbered_rows(csv.reader(decoded_lines(raw, path, digest)), path)
         found = DayFile(path, read_header(rows, path))
         for line, row in rows:
@@ -69,11 +68,11 @@ def fingerprint(path) -> tuple:
     """(size, sha256, line 1's bytes without its LF) of a file, read a MiB at a time: no file is held
     whole, whatever its size. The Spark path's hash (its lines are read by Spark, in splits)."""
     digest, first = hashlib.sha256(), None
-    with open(path, "rb") as raw:
+    with path.open("rb") as raw:
         for chunk in iter(lambda: raw.read(1 << 20), b""):
             digest.update(chunk)
             first = first if first is not None else chunk.split(b"\n", 1)[0]  # a header is far under 1 MiB
-    return Path(path).stat().st_size, digest.hexdigest(), first or b""
+    return path.stat().st_size, digest.hexdigest(), first or b""
 
 
 def decoded_lines(raw, path, digest=None, first: int = 1):
@@ -186,7 +185,7 @@ def read_orders(spark, found: DayFile, day: dt.date):
 
 def line_of_id(found: DayFile, order_id: int) -> int:
     """The line of the file (a checked one) that holds order_id."""
-    with open(found.path, encoding="utf-8-sig", newline="") as handle:
+    with found.path.open(encoding="utf-8-sig", newline="") as handle:
         rows = csv.reader(handle)
         for row in rows:
             if row and dict(zip(found.columns, row)).get("order_id") == str(order_id):

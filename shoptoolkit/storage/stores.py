@@ -1,0 +1,169 @@
+"""The object stores behind ObjectPath: a URI split into its store and key, one pyarrow FileSystem a store
+(built once, and its bucket looked at once), and the store's errors told in one line.
+
+    from shoptoolkit.storage.stores import filesystem, split_uri, told
+    store, key = split_uri("s3a://shop/course")      # Store('s3a', 'shop', 'shop'), 'course'
+    with told("s3a://shop/course"):                   # a store's error as a ToolkitError naming the root
+        filesystem(store)
+
+S3 (s3a://BUCKET/KEY) reads its settings as AWS's own tools do: credentials from the AWS SDK's default chain
+(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; AWS_PROFILE and ~/.aws/; an instance role);
+an S3-compatible server from AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL (addressed path-style); the region
+from AWS_REGION, else AWS_DEFAULT_REGION (us-east-1 with an endpoint; else the bucket's own). Google Cloud
+Storage (gs://BUCKET/KEY) uses Google's application default credentials; Azure
+(abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/KEY) AZURE_STORAGE_KEY when set, else Azure's default
+credential (with none at all, pyarrow 26 aborts the process: an uncaught C++ exception). pyarrow.fs speaks
+all three without a JVM: failed_day.py and a Spark Connect client have none.
+"""
+import datetime as dt
+import os
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urlparse
+
+from shoptoolkit.errors import ToolkitError
+
+# What each store reads from the environment: a change of any makes a new FileSystem (a test's server).
+SETTINGS = {"s3a": ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE",
+                    "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
+            "gs": ("GOOGLE_APPLICATION_CREDENTIALS",), "abfss": ("AZURE_STORAGE_KEY",)}
+SECRETS = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AZURE_STORAGE_KEY")  # masked in any line shown
+CREDENTIALS = {"s3a": "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)",
+               "gs": "GOOGLE_APPLICATION_CREDENTIALS (or gcloud auth application-default login)",
+               "abfss": "AZURE_STORAGE_KEY (or az login)"}
+ACCESS = re.compile(r"ACCESS_DENIED|INVALID_ACCESS_KEY_ID|SIGNATURE_DOES_NOT_MATCH|EXPIRED_TOKEN|PERMISSION_DENIED|"
+                    r"UNAUTHENTICATED|OAuth2 access token|AuthenticationFailed|AuthorizationFailure|Forbidden")
+SILENCE = re.compile(r"NETWORK_CONNECTION|curlCode|connect to server|resolve host|UNAVAILABLE|timed out", re.I)
+NO_BUCKET = re.compile(r"NO_SUCH_BUCKET|bucket does not exist|ContainerNotFound")
+ABFSS_HOST = ".dfs.core.windows.net"
+# How long GCS retries a failing request: its client's default is many minutes, a hang before any line.
+GCS_RETRIES = dt.timedelta(seconds=20)
+
+
+class Unreached(Exception):
+    """Why a store cannot be used at all (no bucket, no pyarrow): told() words it as a ToolkitError."""
+
+
+@dataclass(frozen=True)
+class Store:
+    """A bucket (or an Azure container) as its URIs name it: scheme://authority/KEY; root is the
+    bucket's name in its FileSystem's paths (root/KEY)."""
+    scheme: str
+    authority: str
+    root: str
+
+    def uri(self, key: str) -> str:
+        return f"{self.scheme}://{self.authority}/{key}" if key else f"{self.scheme}://{self.authority}"
+
+    def path(self, key: str) -> str:
+        return f"{self.root}/{key}" if key else self.root
+
+
+def split_uri(text: str) -> tuple:
+    """(Store, key) of an object store's URI; a URI that names no bucket is refused."""
+    found = urlparse(text)
+    scheme, authority, key = found.scheme.lower(), found.netloc, found.path.strip("/")
+    if scheme == "abfss":
+        container, _, host = authority.partition("@")
+        if not container or not host.endswith(ABFSS_HOST):
+            raise ToolkitError(f"{text}: an abfss:// URI is abfss://CONTAINER@ACCOUNT{ABFSS_HOST}/PREFIX")
+        return Store(scheme, authority, container), key
+    if not authority:
+        raise ToolkitError(f"{text}: no bucket; a root on {scheme}:// is {scheme}://BUCKET/PREFIX")
+    return Store(scheme, authority, authority), key
+
+
+def filesystem(store: Store):
+    """The store's pyarrow FileSystem, built and its bucket looked at once for the environment of now."""
+    return reached(store, tuple(os.environ.get(name) for name in SETTINGS[store.scheme]))
+
+
+@lru_cache(maxsize=None)
+def reached(store: Store, settings: tuple):
+    """store's FileSystem, once its bucket answers (settings: only the cache's key). A missing bucket is
+    refused here: a store lists an absent bucket as empty, and its files as absent."""
+    found = new_filesystem(store)
+    from pyarrow.fs import FileType
+    if found.get_file_info(store.root).type == FileType.NotFound:
+        raise Unreached(bucket_missing(store))
+    return found
+
+
+def new_filesystem(store: Store):
+    try:
+        from pyarrow import fs
+    except ImportError:
+        raise Unreached(f"a root on {store.scheme}:// needs pyarrow: "
+                        f"pip install -r requirements/connect.txt") from None
+    if store.scheme == "gs":
+        return fs.GcsFileSystem(retry_time_limit=GCS_RETRIES)
+    if store.scheme == "abfss":
+        account = store.authority.partition("@")[2].split(".")[0]
+        return fs.AzureFileSystem(account_name=account, account_key=os.environ.get("AZURE_STORAGE_KEY") or None)
+    return s3_filesystem(fs, store.root)
+
+
+def s3_filesystem(fs, bucket: str):
+    """An S3FileSystem with AWS's endpoint and region settings; the credentials are the SDK's own chain."""
+    region = setting("AWS_REGION", "AWS_DEFAULT_REGION")[0]
+    endpoint = setting("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")[0]
+    if not endpoint:
+        return fs.S3FileSystem(region=region or fs.resolve_s3_region(bucket))
+    url = urlparse(endpoint)
+    return fs.S3FileSystem(region=region or "us-east-1", endpoint_override=url.netloc.rpartition("@")[2],
+                           scheme=url.scheme or "https", force_virtual_addressing=False)
+
+
+def setting(*names) -> tuple:
+    """(value, name) of the first of names set in the environment, else ('', '')."""
+    return next(((os.environ[name], name) for name in names if os.environ.get(name)), ("", ""))
+
+
+@contextmanager
+def told(what: str):
+    """Inside, a store's error (pyarrow's plain OSError: a missing bucket, bad credentials, no answer) is a
+    ToolkitError `cannot reach WHAT: ...`; a missing file stays FileNotFoundError, as pathlib raises it."""
+    try:
+        yield
+    except Unreached as error:
+        raise ToolkitError(f"cannot reach {what}: {error}") from None
+    except OSError as error:
+        if type(error) is not OSError:
+            raise
+        raise ToolkitError(f"cannot reach {what}: {reason(what, str(error))}") from None
+
+
+def reason(what: str, text: str) -> str:
+    """Why a store did not answer, in words that name the fix; never a secret."""
+    store = split_uri(what)[0]
+    if ACCESS.search(text):
+        return f"access denied: check {CREDENTIALS[store.scheme]}"
+    if NO_BUCKET.search(text):
+        return bucket_missing(store)
+    if SILENCE.search(text):
+        return f"no answer from {endpoint_shown(store)}"
+    first = text.strip().splitlines()[0] if text.strip() else "no reason given"
+    for name in SECRETS:
+        first = first.replace(os.environ[name], "***") if os.environ.get(name) else first
+    return first[:300]
+
+
+def bucket_missing(store: Store) -> str:
+    if store.scheme == "abfss":
+        return f"the container {store.root} does not exist in {store.authority.partition('@')[2]}"
+    return f"the bucket {store.root} does not exist"
+
+
+def endpoint_shown(store: Store) -> str:
+    """Where the store's requests go: an S3-compatible server's URL (no user or password), else the cloud's."""
+    if store.scheme == "gs":
+        return "https://storage.googleapis.com/"
+    if store.scheme == "abfss":
+        return f"https://{store.authority.partition('@')[2]}/"
+    endpoint, name = setting("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+    if not endpoint:
+        return "AWS S3 (AWS_REGION " + (setting("AWS_REGION", "AWS_DEFAULT_REGION")[0] or "not set") + ")"
+    url = urlparse(endpoint)
+    return f"{url.scheme or 'https'}://{url.netloc.rpartition('@')[2]}/ ({name})"
