@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup airflow-setup databricks-setup test-setup run pipeline test soak mutants bench bench-parallel bench-dag
+.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 pipeline test soak mutants bench bench-parallel bench-dag
 setup: $(VENV)/.installed
 
 # requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -19,6 +19,11 @@ run: setup
 	$(PY) make_days.py --clean
 	$(PY) backfill.py 2026-09-02 2026-10-01
 	$(PY) check_month.py 2026-09
+
+# The same September on a bucket of a local S3 server (moto's, on 127.0.0.1), stopped at the end: the
+# same lines and calendar as make run (docs/object_storage.md). moto comes with the tests' packages.
+run-s3: test-setup
+	$(PY) tests/local_s3.py
 
 # The same month as a Spark Declarative Pipeline (docs/pipelines.md): an incremental run, then its check.
 pipeline: setup
@@ -41,11 +46,13 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 	$(PY) -m pip install -q -r requirements/databricks.txt
 	touch $@
 
-# pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first).
+# pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first); moto's S3
+# server and the S3 connector (shoptoolkit/jvm/s3_connector.py) for the tests on a bucket.
 test-setup: $(VENV)/.test-installed
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 	$(PY) -m pip install -q -r requirements/test.txt
+	$(PY) -m shoptoolkit.jvm.s3_connector
 	touch $@
 
 # Includes the Airflow tests (pytest -m "not airflow" leaves them out), the Databricks bundle's and

@@ -4,20 +4,20 @@
     python backfill.py 2026-09-02 2026-10-01 --parallel 4    # 4 runs at once, see docs/parallel.md
     python backfill.py 2026-09-02 2026-10-01 --days-per-commit all   # September in one Delta commit
 
-A line per run as it goes, with its place and its time (`12/365 run 2026-09-13 loaded ... (1.02 s)`);
-the closing line ends with the whole backfill's time, Spark's start included. A failed run (no file, bad data, a failed check) is
-reported and the backfill goes on with the next date, as an orchestrator's backfill does; the
-closing line counts and names the failed run dates, and the exit code is 1 if any failed.
-With --days-per-commit N the days go to the table N at a time, each N in one commit checked in one
-query (load_days.py); a run's line then ends with its commit, each commit has a line of its own,
-and the closing line counts the commits.
-Rerunning it, or starting over after a stop, ends with the same table.
+A line per run as it goes, with its place and its time (`12/365 run 2026-09-13 loaded ... (1.02 s)`); the
+closing line ends with the whole backfill's time, Spark's start included. A failed run (no file, bad data,
+a failed check) is reported and the backfill goes on with the next date, as an orchestrator's backfill
+does; the closing line counts and names the failed run dates, and the exit code is 1 if any failed.
+With --days-per-commit N the days go to the table N at a time, each N in one commit checked in one query
+(load_days.py); a run's line then ends with its commit, each commit has a line of its own, and the
+closing line counts the commits. Rerunning it, or starting over after a stop, ends with the same table.
 
     python backfill.py 2026-09-02 2026-10-01 --reprocess changed   # only days whose data is not right
     python backfill.py 2026-09-02 2026-10-01 --reprocess failed --dry-run   # what it would run, and why
 
---reprocess chooses the run dates from the state of the day each loads (see reprocess.py); the
-closing line counts the skipped ones. --dry-run prints the choice and writes nothing.
+--reprocess chooses the run dates from the state of the day each loads (see reprocess.py); the closing line
+counts the skipped ones. --dry-run prints the choice and writes nothing. On s3a://, runs at once are
+refused when the store would let two writers commit one version (shoptoolkit/commit_safety.py).
 """
 import argparse
 import re
@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from delta_session import TABLE, delta_spark, orders_table, table_exists
+from shoptoolkit.commit_safety import refuse_writers_at_once
 from shoptoolkit.errors import one_line, run_main
 from shoptoolkit.load_days import load_days
 from shoptoolkit.reprocess import REPROCESS, dates_to_run, dry_run
@@ -52,8 +53,7 @@ def table_summary(spark) -> str:
     if not table_exists(spark):
         return f"{TABLE} does not exist"
     from pyspark.sql import functions as F
-    days, orders = (orders_table(spark)
-                    .agg(F.countDistinct(PARTITION_COLUMN), F.count("*")).first())
+    days, orders = orders_table(spark).agg(F.countDistinct(PARTITION_COLUMN), F.count("*")).first()
     return f"{TABLE} has {days} days, {orders} orders"
 
 
@@ -68,7 +68,7 @@ def backfill(spark, first, last, show=print, reprocess="all", workers=1, planned
     if planned is not None:
         planned(len(dates))
     skipped = len(run_dates(first, last)) - len(dates)
-    made, commits = [], ""
+    made = []
     if days_per_commit == 1:
         units = [partial(one_run, spark, run_date) for run_date in dates]
     else:
@@ -77,8 +77,7 @@ def backfill(spark, first, last, show=print, reprocess="all", workers=1, planned
         units = [partial(one_commit, spark, group, f"commit {number} of {len(groups)}", made)
                  for number, group in enumerate(groups, start=1)]
     failed = run_units(spark, units, workers, show)
-    if days_per_commit != 1:
-        commits = f" in {len(made)} commit{'' if len(made) == 1 else 's'}"
+    commits = f" in {len(made)} commit{'' if len(made) == 1 else 's'}" if days_per_commit != 1 else ""
     named = f" ({', '.join(map(str, failed))})" if failed else ""
     skips = f", {skipped} skipped" if skipped else ""
     return failed, f"ran {len(dates)} runs{commits}, {len(failed)} failed{named}{skips}; {table_summary(spark)}"
@@ -123,6 +122,7 @@ def run_units(spark, units, workers: int, show) -> list:
     while waiting and (workers == 1 or not table_exists(spark)):
         one(waiting.pop(0))
     if waiting:
+        refuse_writers_at_once(spark)
         orders_table(spark)  # register the table once, before the threads read it
         with ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(one, waiting))

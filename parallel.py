@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from delta_session import TABLE, delta_spark, orders_table, partition_new_table, table_exists
+from shoptoolkit.commit_safety import refuse_writers_at_once
 from shoptoolkit.conflicts import error_class
 from shoptoolkit.day_compare import compare_day, file_ids, stored_ids
 from shoptoolkit.errors import one_line, run_main
@@ -172,6 +173,7 @@ def main(argv=None) -> int:
 
     def body():
         spark = delta_spark("parallel")
+        refuse_writers_at_once(spark)
 
         def show(line):
             print(line, flush=True)

@@ -16,14 +16,14 @@ TOP = {f"{name}.py" for name in SCRIPTS | {"delta_session"}} | {
     "landing", "tests", "requirements.txt", "requirements", "README.md", "Makefile", "databricks.yml", "dags",
     "pipelines", "notebooks", "docs", "bench", "shoptoolkit"}
 JVM = {"shoptoolkit.jvm.spark_jvm", "shoptoolkit.jvm.expression_mode", "shoptoolkit.jvm.class_archive",
-       "shoptoolkit.jvm.log_store"}
+       "shoptoolkit.jvm.log_store", "shoptoolkit.jvm.s3_connector"}
 FILE_CHECK = {f"shoptoolkit.file_check.{name}" for name in ("in_python", "in_spark", "line_scan", "rules_sql")}
 STORAGE = {f"shoptoolkit.storage.{name}" for name in ("object_path", "stores")}
 
 # The bands, bottom up: the package's shared helpers (with the JVM's, the file check's and the storage's),
 # the package's day machinery, the scripts' shared helper, the day scripts, the drivers that loop or serve.
 HELPERS = {f"shoptoolkit.{name}" for name in (
-    "table_schema", "errors", "conflicts", "project_paths", "retry", "run_args", "delta_log_check",
+    "table_schema", "errors", "conflicts", "commit_safety", "project_paths", "retry", "run_args", "delta_log_check",
     "day_frames", "first_load", "spark_settings", "table",
     "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window", "row_values")} | (
     JVM | FILE_CHECK | STORAGE)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from shoptoolkit.project_paths import spark_log
+from shoptoolkit.project_paths import project_root, spark_log
 
 # The toolkit's folder (the scripts, pipelines/, the shoptoolkit package), found through the import
 # system rather than a __file__: a script's text pasted into a notebook cell has no __file__ (or names
@@ -88,10 +88,15 @@ def log_store_jar() -> Path:
 
 def log_store() -> tuple:
     """([its JAR], {Delta's setting}) for the log store that commits safely when several processes write
-    one table on a local disk (java/shoptoolkit/AtomicLocalLogStore.java); ([], {}) until it is built."""
+    one table on a local disk (java/shoptoolkit/AtomicLocalLogStore.java); ([], {}) until it is built.
+    When the project root is s3a://, also the S3 connector and its settings (s3_connector.py)."""
     if not log_store_jar().exists():
         return [], {}
-    return [str(log_store_jar())], {"spark.delta.logStore.file.impl": LOG_STORE_CLASS}
+    jars, settings = [str(log_store_jar())], {"spark.delta.logStore.file.impl": LOG_STORE_CLASS}
+    if str(project_root()).startswith("s3a://"):
+        from shoptoolkit.jvm.s3_connector import connector_jars, s3a_settings
+        jars, settings = jars + connector_jars(), {**settings, **s3a_settings()}
+    return jars, settings
 
 
 def archive_path() -> Path:

@@ -1,0 +1,167 @@
+"""The course on an S3 bucket: the scripts, as processes with their own Spark, print what they print on a
+folder, with landing/ and lake/ in s3a://shop/<test>/ on a moto S3 server on a loopback port; Delta's
+commits there go through the toolkit's conditional-put log store, so two writers held inside their
+transactions and let go together both land, one after a lost conflict, as on a folder.
+
+    pytest tests/test_s3_lake.py      # the S3 connector is fetched on the first s3a:// start
+"""
+import http.client
+import http.server
+import os
+import re
+import subprocess
+import sys
+import threading
+import urllib.parse
+from contextlib import contextmanager
+
+import pytest
+
+from conftest import LATE_ORDER, ROOT, SEP_15, root_at
+from held_write import release, wait_held
+from local_s3 import BUCKET, LocalS3
+
+pytestmark = pytest.mark.timeout(1200)  # September's backfill as a process on the bucket: 2 minutes in CI
+
+SEPTEMBER = ("2026-09-02", "2026-10-01")
+TIME = re.compile(r" \(\d+\.\d+ s\)$")
+MONTH_OK = "ok 2026-09: all 30 days match their files, 130 orders"
+
+
+@pytest.fixture(scope="module")
+def s3():
+    with LocalS3() as server:
+        yield server
+
+
+@pytest.fixture
+def on_bucket(s3, tmp_path):
+    """The environment of a script run on s3a://shop/<this test's folder name>/, as a user sets it."""
+    return s3.env(tmp_path.name)
+
+
+def run(env, cwd, *args) -> tuple:
+    done = subprocess.run([sys.executable, str(ROOT / args[0]), *args[1:]], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+    return done.returncode, [TIME.sub("", line) for line in done.stdout.splitlines()], done.stderr
+
+
+def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, september, september_template,
+                                                          spark):
+    from check_day import check_day
+    from conftest import append_line
+    from shoptoolkit.project_paths import day_file
+    assert run(on_bucket, tmp_path, "make_days.py") == (
+        0, ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"], "")
+    on_folder = [TIME.sub("", line) for line in (september_template / "backfill.out").read_text().splitlines()]
+    assert run(on_bucket, tmp_path, "backfill.py", *SEPTEMBER) == (0, on_folder, "")
+    code, month, err = run(on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    assert (code, month[0], month[-1], err) == (0, "September 2026: 30 ok", MONTH_OK, "")
+
+    append_line(SEP_15, LATE_ORDER)  # the same late order on the folder (september's copy) and on the bucket
+    changed = check_day(spark, "2026-09-16")
+    with root_at(on_bucket["SHOP_ROOT"]), environment(on_bucket):
+        late = day_file(SEP_15)  # an object: no append, the whole file written again, as a till would
+        late.write_text(late.read_text() + LATE_ORDER + "\n")
+    assert run(on_bucket, tmp_path, "check_day.py", "2026-09-16")[:2] == (1, [changed[1]])
+    assert run(on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
+        0, ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"], "")
+    assert run(on_bucket, tmp_path, "check_day.py", "2026-09-16") == (
+        0, ["ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"], "")
+
+
+@contextmanager
+def environment(env):
+    """This process's AWS_ settings as env has them, for a while."""
+    kept = {key: os.environ.get(key) for key in env if key.startswith("AWS_")}
+    os.environ.update({key: env[key] for key in kept})
+    try:
+        yield
+    finally:
+        for key, value in kept.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path):
+    assert run(on_bucket, tmp_path, "make_days.py")[0] == 0
+    assert run(on_bucket, tmp_path, "load_day.py", "2026-09-02")[0] == 0  # the table exists
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    writers = [subprocess.Popen([sys.executable, str(ROOT / "tests" / "held_write.py"), str(hold), "load_day.py",
+                                 run_date], cwd=tmp_path, env=on_bucket, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+               for run_date in ("2026-09-16", "2026-09-21")]
+    try:
+        wait_held(hold, 2, lambda: [w.communicate() for w in writers if w.poll() is not None])
+        release(hold)
+        ended = [(w.wait(timeout=600), w.communicate()) for w in writers]
+    finally:
+        for writer in writers:
+            if writer.poll() is None:
+                writer.kill()
+    lines = sorted(out.splitlines() for _, (out, _) in ended)
+    assert [code for code, _ in ended] == [0, 0], ended
+    assert [len(each) for each in lines] == [1, 2], lines  # one lost the race for the version, retried, landed
+    assert re.fullmatch(r"run \S+ lost a write conflict \(DELTA_CONCURRENT_APPEND\.WITHOUT_HINT\); "
+                        r"attempt 2 of 8 in \d+\.\d s", lines[1][0]), lines
+    code, month, _ = run(on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    assert month[0] == "September 2026: 3 ok, 27 missing"
+
+
+class DroppingProxy(http.server.ThreadingHTTPServer):
+    """An HTTP proxy on a loopback port in front of the S3 server, which drops If-None-Match from every
+    request: a store that ignores the header, as an older S3-compatible server or a proxy would."""
+
+    def __init__(self, upstream: str):
+        self.upstream = urllib.parse.urlparse(upstream)
+        super().__init__(("127.0.0.1", 0), Forward)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class Forward(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def forward(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        headers = {key: value for key, value in self.headers.items() if key.lower() != "if-none-match"}
+        upstream = http.client.HTTPConnection(self.server.upstream.hostname, self.server.upstream.port, timeout=60)
+        upstream.request(self.command, self.path, body, headers)
+        answer = upstream.getresponse()
+        payload = answer.read()
+        self.send_response(answer.status)
+        for key, value in answer.getheaders():
+            if key.lower() not in ("transfer-encoding", "connection", "content-length"):
+                self.send_header(key, value)
+        self.send_header("Content-Length", answer.getheader("Content-Length") if self.command == "HEAD"
+                         else str(len(payload)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+        upstream.close()
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = forward
+
+
+def test_writers_at_once_are_refused_on_a_store_that_ignores_if_none_match(on_bucket, tmp_path):
+    proxy = DroppingProxy(on_bucket["AWS_ENDPOINT_URL"])
+    try:
+        env = {**on_bucket, "AWS_ENDPOINT_URL": proxy.url}
+        assert run(env, tmp_path, "make_days.py")[0] == 0
+        code, lines, err = run(env, tmp_path, "parallel.py", "2026-09-02", "2026-09-03")
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    assert (code, lines, err) == (1, [], f"error: s3a://{BUCKET} does not refuse a second put of one key "
+                                         f"(If-None-Match), so two writers at once could both commit one version "
+                                         f"of {on_bucket['SHOP_ROOT']}/lake/orders_daily, the second replacing "
+                                         f"the first: run one writer at a time there (no --parallel, no parallel.py)\n")
