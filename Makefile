@@ -2,14 +2,17 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# requirements/uv.txt's uv, installed into .venv with pip, installs everything else there.
+INSTALL := $(VENV)/bin/uv pip install -q --python $(PY)
 
 .PHONY: setup airflow-setup databricks-setup test-setup run run-s3 pipeline test soak mutants bench bench-parallel bench-dag
 setup: $(VENV)/.installed
 
 # requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
-$(VENV)/.installed: requirements.txt requirements/connect.txt
+$(VENV)/.installed: requirements.txt requirements/connect.txt requirements/uv.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -r requirements.txt -r requirements/connect.txt
+	$(PY) -m pip install -q -r requirements/uv.txt
+	$(INSTALL) -r requirements.txt -r requirements/connect.txt
 	$(PY) -m shoptoolkit.jvm.class_archive
 	$(PY) -m shoptoolkit.jvm.log_store
 	touch $@
@@ -35,7 +38,7 @@ pipeline: setup
 airflow-setup: $(VENV)/.airflow-installed
 
 $(VENV)/.airflow-installed: $(VENV)/.installed requirements/airflow.txt requirements/airflow-constraints.txt
-	$(PY) -m pip install -q -r requirements/airflow.txt -c requirements/airflow-constraints.txt
+	$(INSTALL) -r requirements/airflow.txt -c requirements/airflow-constraints.txt
 	touch $@
 
 # databricks-bundles (to validate databricks.yml) and the Airflow provider for
@@ -43,7 +46,7 @@ $(VENV)/.airflow-installed: $(VENV)/.installed requirements/airflow.txt requirem
 databricks-setup: $(VENV)/.databricks-installed
 
 $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databricks.txt
-	$(PY) -m pip install -q -r requirements/databricks.txt
+	$(INSTALL) -r requirements/databricks.txt
 	touch $@
 
 # pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first); moto's S3
@@ -51,7 +54,7 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 test-setup: $(VENV)/.test-installed
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
-	$(PY) -m pip install -q -r requirements/test.txt
+	$(INSTALL) -r requirements/test.txt
 	$(PY) -m shoptoolkit.jvm.s3_connector
 	touch $@
 
@@ -78,7 +81,7 @@ mutants: test-setup
 # run a part). The reference lines need delta-rs (requirements/bench.txt); the toolkit does not.
 # After test-setup: bench_cluster.py starts tests/standalone.py's cluster.
 bench: test-setup
-	$(PY) -m pip install -q -r requirements/bench.txt
+	$(INSTALL) -r requirements/bench.txt
 	$(PY) bench/bench_commits.py
 	$(PY) bench/bench_backfill.py
 	$(PY) bench/bench_warm.py

@@ -66,8 +66,22 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, 
     assert run(on_bucket, tmp_path, "check_day.py", "2026-09-16")[:2] == (1, [changed[1]])
     assert run(on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
         0, ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"], "")
-    assert run(on_bucket, tmp_path, "check_day.py", "2026-09-16") == (
-        0, ["ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"], "")
+    with Proxy(on_bucket["AWS_ENDPOINT_URL"]) as proxy:  # the check from the load's record, every request seen
+        assert run({**on_bucket, "AWS_ENDPOINT_URL": proxy.url}, tmp_path, "check_day.py", "2026-09-16") == (
+            0, ["ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"], "")
+    table = f"/{BUCKET}/{tmp_path.name}/lake/orders_daily/"
+    assert any("/_delta_log/" in target for _, target in proxy.requests), proxy.requests
+    assert any(target.startswith(f"/{BUCKET}/{tmp_path.name}/landing/orders/{SEP_15}.csv")
+               for _, target in proxy.requests), proxy.requests
+    assert [(method, target) for method, target in proxy.requests if outside_the_log(target, table)] == []
+
+
+def outside_the_log(target: str, table: str) -> bool:
+    """A request for an object of the table, or a listing of its keys, that is not in _delta_log/."""
+    path, _, query = target.partition("?")
+    listed = urllib.parse.parse_qs(query).get("prefix", [""])[0]
+    keys = [path] + ([f"/{BUCKET}/{listed}"] if listed else [])
+    return any(key.startswith(table.rstrip("/")) and not key.startswith(table + "_delta_log/") for key in keys)
 
 
 @contextmanager
@@ -115,14 +129,23 @@ def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path):
                                                    lines[-1]), lines
 
 
-class DroppingProxy(http.server.ThreadingHTTPServer):
-    """An HTTP proxy on a loopback port in front of the S3 server, which drops If-None-Match from every
-    request: a store that ignores the header, as an older S3-compatible server or a proxy would."""
+class Proxy(http.server.ThreadingHTTPServer):
+    """An HTTP proxy on a loopback port in front of the S3 server that notes each request's method and
+    target; with drop_if_none_match, it drops that header from every request: a store that ignores it,
+    as an older S3-compatible server or a proxy would."""
 
-    def __init__(self, upstream: str):
-        self.upstream = urllib.parse.urlparse(upstream)
+    def __init__(self, upstream: str, drop_if_none_match: bool = False):
+        self.upstream, self.requests = urllib.parse.urlparse(upstream), []
+        self.dropped = ("if-none-match", "expect") if drop_if_none_match else ()
         super().__init__(("127.0.0.1", 0), Forward)
         threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.shutdown()
+        self.server_close()
 
     @property
     def url(self) -> str:
@@ -154,11 +177,12 @@ class Forward(http.server.BaseHTTPRequestHandler):
                 return raw
 
     def forward(self):
+        self.server.requests.append((self.command, urllib.parse.unquote(self.path)))
         body = self.body()
         upstream = http.client.HTTPConnection(self.server.upstream.hostname, self.server.upstream.port, timeout=60)
         upstream.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
         for key, value in self.headers.items():
-            if key.lower() not in ("if-none-match", "expect"):
+            if key.lower() not in self.server.dropped:
                 upstream.putheader(key, value)
         upstream.endheaders(body)
         answer = upstream.getresponse()
@@ -178,14 +202,10 @@ class Forward(http.server.BaseHTTPRequestHandler):
 
 
 def test_writers_at_once_are_refused_on_a_store_that_ignores_if_none_match(on_bucket, tmp_path):
-    proxy = DroppingProxy(on_bucket["AWS_ENDPOINT_URL"])
-    try:
+    with Proxy(on_bucket["AWS_ENDPOINT_URL"], drop_if_none_match=True) as proxy:
         env = {**on_bucket, "AWS_ENDPOINT_URL": proxy.url}
         assert run(env, tmp_path, "make_days.py")[0] == 0
         code, lines, err = run(env, tmp_path, "parallel.py", "2026-09-02", "2026-09-03")
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
     assert (code, lines, err) == (1, [], f"error: s3a://{BUCKET} does not refuse a second put of one key "
                                          f"(If-None-Match), so two writers at once could both commit one version "
                                          f"of {on_bucket['SHOP_ROOT']}/lake/orders_daily, the second replacing "
