@@ -77,9 +77,9 @@ soak: test-setup
 mutants: test-setup
 	$(PY) tests/mutants.py
 
-# The figures of docs/benchmarks.md (about 90 minutes on 2 cores; each script says how to
+# The figures of docs/benchmarks.md (about 100 minutes on 2 cores; each script says how to
 # run a part). The reference lines need delta-rs (requirements/bench.txt); the toolkit does not.
-# After test-setup: bench_cluster.py starts tests/standalone.py's cluster.
+# After test-setup: bench_cluster.py starts tests/standalone.py's cluster, bench_s3.py tests/local_s3.py's S3 server.
 bench: test-setup
 	$(INSTALL) -r requirements/bench.txt
 	$(PY) bench/bench_commits.py
@@ -91,6 +91,7 @@ bench: test-setup
 	$(PY) bench/bench_jit.py
 	$(PY) bench/bench_upkeep.py
 	$(PY) bench/bench_cluster.py
+	$(PY) bench/bench_s3.py
 
 bench-parallel: setup
 	$(PY) bench/bench_parallel.py

@@ -25,6 +25,11 @@ def one_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     if hasattr(error, "java_exception"):  # a Py4JJavaError says only "An error occurred while calling o60"
         text = str(error.java_exception.toString()).strip().splitlines()[0]
+        if "://" in str(error):  # an object store's trouble deep in the trace, told as the storage layer tells it
+            from shoptoolkit.storage.stores import unreached_store  # (which imports this module)
+            unreached = unreached_store(str(error))
+            if unreached:
+                return unreached
     return f"{type(error).__name__}: {text[:300]}"
 
 

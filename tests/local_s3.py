@@ -20,17 +20,24 @@ COURSE = (["make_days.py"], ["backfill.py", "2026-09-02", "2026-10-01"], ["check
 
 
 class LocalS3:
-    """moto's S3 server on 127.0.0.1 and a free port, with BUCKET made; stopped by its own handle."""
+    """moto's S3 server on 127.0.0.1 and a free port (or the port given), with BUCKET made; stopped by its
+    own handle. moto keeps its buckets in this process: a server started again on the same port serves
+    what the stopped one held."""
+
+    def __init__(self, port: int = 0):
+        self.port = port
 
     def __enter__(self):
         import boto3
         from moto.server import ThreadedMotoServer
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # else a line a request
-        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self.server.start()
         self.url = "http://{}:{}".format(*self.server.get_host_and_port())
-        boto3.client("s3", endpoint_url=self.url, region_name="us-east-1", aws_access_key_id="testing",
-                     aws_secret_access_key="testing").create_bucket(Bucket=BUCKET)
+        client = boto3.client("s3", endpoint_url=self.url, region_name="us-east-1", aws_access_key_id="testing",
+                              aws_secret_access_key="testing")
+        if BUCKET not in {bucket["Name"] for bucket in client.list_buckets()["Buckets"]}:
+            client.create_bucket(Bucket=BUCKET)
         return self
 
     def __exit__(self, *exc):

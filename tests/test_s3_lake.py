@@ -4,16 +4,21 @@ commits there go through the toolkit's conditional-put log store, so two writers
 transactions and let go together both land, one after a lost conflict, as on a folder.
 
     pytest tests/test_s3_lake.py      # the S3 connector is fetched on the first s3a:// start
+
+Also: the check from the load's record reads the log and the day's file and no data file (a proxy notes every
+request); restore_day.py, history.py and upkeep.py print the folder's lines; a big day is checked inside
+Spark; a load whose server stops mid-write says so in one line and its rerun, the server back, loads the day.
 """
 import http.client
 import http.server
+import io
 import os
 import re
 import subprocess
 import sys
 import threading
 import urllib.parse
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 
 import pytest
 
@@ -25,6 +30,7 @@ pytestmark = pytest.mark.timeout(1200)  # September's backfill as a process on t
 
 SEPTEMBER = ("2026-09-02", "2026-10-01")
 TIME = re.compile(r" \(\d+\.\d+ s\)$")
+CLOCK = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?")  # when a commit was made, as upkeep.py shows it
 MONTH_OK = "ok 2026-09: all 30 days match their files, 130 orders"
 
 
@@ -50,6 +56,7 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, 
                                                           spark):
     from check_day import check_day
     from conftest import append_line
+    from load_day import load_day
     from shoptoolkit.project_paths import day_file
     assert run(on_bucket, tmp_path, "make_days.py") == (
         0, ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"], "")
@@ -74,6 +81,29 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, 
     assert any(target.startswith(f"/{BUCKET}/{tmp_path.name}/landing/orders/{SEP_15}.csv")
                for _, target in proxy.requests), proxy.requests
     assert [(method, target) for method, target in proxy.requests if outside_the_log(target, table)] == []
+
+    # The rest of the course on both, the folder's in this session: a restore, the history, upkeep's VACUUM.
+    load_day(spark, "2026-09-16")  # the folder's table at version 30 too
+    for command in (["restore_day.py", "2026-09-16", "--version", "29"], ["history.py", "--limit", "3"],
+                    ["upkeep.py", "--today", "2026-10-02"]):
+        on_folder = in_session(command)
+        assert on_folder[0] == 0, on_folder
+        assert masked(run(on_bucket, tmp_path, *command)) == (*on_folder, ""), command
+
+
+def in_session(command: list) -> tuple:
+    """(exit code, lines) of a script's main run in this session on the current folder, times masked."""
+    import runpy
+    main = runpy.run_path(str(ROOT / command[0]))["main"]
+    with redirect_stdout(io.StringIO()) as printed:
+        code = main(command[1:])
+    return masked((code, printed.getvalue().splitlines(), ""))[:2]
+
+
+def masked(result: tuple) -> tuple:
+    """A run's (code, lines, stderr) with its clock times (not its dates of data) and seconds left out."""
+    code, lines, err = result
+    return code, [CLOCK.sub("HH:MM", TIME.sub("", line)) for line in lines], err
 
 
 def outside_the_log(target: str, table: str) -> bool:
@@ -210,3 +240,56 @@ def test_writers_at_once_are_refused_on_a_store_that_ignores_if_none_match(on_bu
                                          f"(If-None-Match), so two writers at once could both commit one version "
                                          f"of {on_bucket['SHOP_ROOT']}/lake/orders_daily, the second replacing "
                                          f"the first: run one writer at a time there (no --parallel, no parallel.py)\n")
+
+
+def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day(tmp_path):
+    """The server goes away while a load's rows are held inside its write (tests/held_write.py), then
+    comes back on its port: the load said so in one line and committed nothing; its rerun loads the day.
+    S3A's retries are cut short through spark-defaults.conf, as a user passes any fs.s3a.* setting."""
+    from shoptoolkit.connect_server import free_port
+    conf, hold, port = tmp_path / "conf", tmp_path / "hold", free_port()
+    conf.mkdir()
+    hold.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.hadoop.fs.s3a.retry.limit 1\n"
+                                              "spark.hadoop.fs.s3a.attempts.maximum 1\n")
+    with LocalS3(port) as s3:
+        env = {**s3.env(tmp_path.name), "SPARK_CONF_DIR": str(conf)}
+        assert run(env, tmp_path, "make_days.py")[0] == 0
+        assert run(env, tmp_path, "load_day.py", "2026-09-02")[0] == 0
+        writer = subprocess.Popen([sys.executable, str(ROOT / "tests" / "held_write.py"), str(hold), "load_day.py",
+                                   "2026-09-16"], cwd=tmp_path, env=env, text=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        try:
+            wait_held(hold, 1, lambda: [writer.communicate()] if writer.poll() is not None else [])
+        except BaseException:
+            writer.kill()
+            raise
+    try:  # the server has stopped, the write is still held: let it go on
+        release(hold)
+        out, err = writer.communicate(timeout=600)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+    assert (writer.returncode, out, err) == (1, "", f"error: cannot reach s3a://{BUCKET}/{tmp_path.name}: no answer "
+                                                    f"from http://127.0.0.1:{port}/ (AWS_ENDPOINT_URL)\n")
+    with LocalS3(port):  # started again, with what it held
+        code, month, _ = run(env, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+        assert (code, month[0]) == (1, "September 2026: 1 ok, 29 missing")  # nothing of the 15th landed
+        assert run(env, tmp_path, "load_day.py", "2026-09-16") == (
+            0, ["run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 7"], "")
+
+
+def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(on_bucket, tmp_path):
+    """A file over BIG_FILES: load_day.py checks it inside Spark (file_check/in_spark.py), reading it
+    from the bucket, and prints the folder's line; the check from the load's record then proves it."""
+    from shoptoolkit.project_paths import BIG_FILES, day_file
+    orders = 400_000
+    lines = [f"{10_000_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},{SEP_15}T{i * 86400 // orders // 3600:02d}:"
+             f"{i * 86400 // orders // 60 % 60:02d}:{i * 86400 // orders % 60:02d}\n" for i in range(orders)]
+    with environment(on_bucket), root_at(on_bucket["SHOP_ROOT"]):
+        day_file(SEP_15).write_text("order_id,customer_id,amount,ordered_at\n" + "".join(lines))
+        assert day_file(SEP_15).stat().st_size > BIG_FILES
+    assert run(on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
+        0, [f"run 2026-09-16 loaded 2026-09-15: {orders} rows, orders_daily has {orders}"], "")
+    assert run(on_bucket, tmp_path, "check_day.py", "2026-09-16") == (
+        0, [f"ok 2026-09-15: {orders} rows for the file's {orders} orders, 0 missing"], "")

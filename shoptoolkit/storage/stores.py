@@ -35,7 +35,14 @@ CREDENTIALS = {"s3a": "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFI
                "abfss": "AZURE_STORAGE_KEY (or az login)"}
 ACCESS = re.compile(r"ACCESS_DENIED|INVALID_ACCESS_KEY_ID|SIGNATURE_DOES_NOT_MATCH|EXPIRED_TOKEN|PERMISSION_DENIED|"
                     r"UNAUTHENTICATED|OAuth2 access token|AuthenticationFailed|AuthorizationFailure|Forbidden")
-SILENCE = re.compile(r"NETWORK_CONNECTION|curlCode|connect to server|resolve host|UNAVAILABLE|timed out", re.I)
+SILENCE = re.compile(r"NETWORK_CONNECTION|curlCode|connect to server|resolve host|UNAVAILABLE|timed out|"
+                     r"Connection refused|Unable to execute HTTP request", re.I)
+# S3A's words, in a Java error's trace, for a store that refused who asked, has no such bucket, did not answer.
+JAVA_TROUBLE = {"ACCESS_DENIED": re.compile(r"AccessDeniedException|403 Forbidden"),
+                "NO_SUCH_BUCKET": re.compile(r"NoSuchBucket"),
+                "UNAVAILABLE": re.compile(r"Connection refused|Unable to execute HTTP request|ConnectTimeoutException|"
+                                          r"UnknownHostException")}
+STORE_URI = re.compile(r"\b(s3a|gs|abfss)://[^\s:,;'\"]+")
 NO_BUCKET = re.compile(r"NO_SUCH_BUCKET|bucket does not exist|ContainerNotFound")
 ABFSS_HOST = ".dfs.core.windows.net"
 # How long GCS retries a failing request: its client's default is many minutes, a hang before any line.
@@ -148,6 +155,18 @@ def reason(what: str, text: str) -> str:
     for name in SECRETS:
         first = first.replace(os.environ[name], "***") if os.environ.get(name) else first
     return first[:300]
+
+
+def unreached_store(text: str) -> str:
+    """A Java error's whole text (Spark's job failing on S3A, say) as `cannot reach ROOT: why`, naming
+    the store as the Python side's errors do; '' when it shows no store that failed to answer."""
+    found = STORE_URI.search(text)
+    word = next((word for word, said in JAVA_TROUBLE.items() if said.search(text)), "")
+    if not found or not word:
+        return ""
+    root = os.environ.get("SHOP_ROOT", "").rstrip("/")  # project_paths.ROOT_ENV: an object store's root is set there
+    what = root if root and found.group(0).startswith(root) else found.group(0)
+    return f"cannot reach {what}: {reason(what, word)}"
 
 
 def bucket_missing(store: Store) -> str:
