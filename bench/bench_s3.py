@@ -32,6 +32,8 @@ def fresh_root(s3, folder: Path, where: str, name: str) -> tuple:
     """(env, root) of a new folder or a new prefix of the bucket holding September's files."""
     env, root = (s3.env(name), f"s3a://shop/{name}") if where == "bucket" else (s3.env("unused"), str(folder / name))
     env.pop("SHOP_ROOT")
+    if where == "folder":
+        (folder / name).mkdir()
     script(env, root, "make_days.py")
     return env, root
 
@@ -42,12 +44,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "tests"))
     from local_s3 import LocalS3
-    best, roots = {}, {}
+    best, roots, made = {}, {}, 0
     with LocalS3() as s3, tempfile.TemporaryDirectory() as folder:
         for way, extra in WAYS.items():
             for number in range(1, args.tries + 1):
                 for where in ("folder", "bucket"):
-                    env, root = fresh_root(s3, Path(folder), where, f"{where}-{len(roots)}")
+                    made += 1
+                    env, root = fresh_root(s3, Path(folder), where, f"{where}-{made}")
                     seconds = script(env, root, "backfill.py", *SEPTEMBER, *extra)
                     roots[where] = env, root
                     best[way, where] = min(seconds, best.get((way, where), seconds))
