@@ -17,17 +17,14 @@ Anything else (a gap in the log, a lineage older than the id range, a restore) p
 caller compares the rows with the file; so it can only answer `ok`, with the line the compare prints.
 """
 import json
-import re
 
 from shoptoolkit.day_compare import day_verdict
+from shoptoolkit.delta_log_check import COMMIT
 from shoptoolkit.file_check.in_python import fingerprint
 from shoptoolkit.lineage import commit_loads, restored_by
 from shoptoolkit.project_paths import day_file, table_path
 from shoptoolkit.run_args import as_date
 from shoptoolkit.table_schema import PARTITION_COLUMN
-
-COMMIT = re.compile(r"\d{20}\.json")
-
 
 def file_sha256(day) -> str:
     """The sha256 of day's landing file as a load records it (all its bytes), '' when there is none."""
@@ -42,7 +39,7 @@ def recorded_checks(days, shas: dict = None) -> dict:
     open_days = {as_date(day): shas.get(day) or file_sha256(day) for day in days}
     open_days = {day: sha for day, sha in open_days.items() if sha}
     proven, removed = {}, set()
-    for actions in newest_commits(table_path() / "_delta_log"):
+    for _, actions in newest_commits(table_path() / "_delta_log"):
         if not open_days:
             break
         spans = [(action["add"], day_span(action["add"])) for action in actions if "add" in action]
@@ -58,8 +55,8 @@ def recorded_checks(days, shas: dict = None) -> dict:
 
 
 def newest_commits(log):
-    """Each commit's actions, newest first, while the log holds them without a gap and they read as JSON
-    (a damaged log is left to Spark's read, which refuses it in one line: delta_log_check.py)."""
+    """(version, actions) of each commit, newest first, while the log holds them without a gap and they read
+    as JSON (a damaged log is left to Spark's read, which refuses it in one line: delta_log_check.py)."""
     versions = sorted((int(path.name[:20]) for path in log.glob("*.json") if COMMIT.fullmatch(path.name)),
                       reverse=True)
     for place, version in enumerate(versions):
@@ -71,13 +68,18 @@ def newest_commits(log):
                 actions = [json.loads(line) for line in lines if line.strip()]
         except (OSError, ValueError):
             return
-        yield actions
+        yield version, actions
+
+
+def user_metadata(actions):
+    """The commit's user metadata (the toolkit's lineage or note), None when its writer left none."""
+    return next((action["commitInfo"].get("userMetadata") for action in actions if "commitInfo" in action), None)
 
 
 def commit_lineage(actions) -> tuple:
     """({day: lineage entry} of the commit's loads, whether it is load_day's commit of one day, and
     whether a restore_day commit names a day: even one that wrote nothing for it ends the proof)."""
-    text = next((action["commitInfo"].get("userMetadata") for action in actions if "commitInfo" in action), None)
+    text = user_metadata(actions)
     entries, restore = commit_loads(text or ""), restored_by(text or "")
     try:
         single = len(entries) == 1 and "days" not in json.loads(text)

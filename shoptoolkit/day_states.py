@@ -21,13 +21,14 @@ import math
 from dataclasses import dataclass
 
 from shoptoolkit.day_compare import checked_file, compare_checked, rows_of_day, stored_rows, without_file
-from shoptoolkit.day_record import file_sha256, recorded_checks
+from shoptoolkit.day_record import file_sha256, newest_commits, recorded_checks, user_metadata
 from shoptoolkit.lineage import commit_loads, restored_by
 from shoptoolkit.row_values import rows_digest
 from shoptoolkit.run_args import as_date, day_loaded_by, run_dates
 from shoptoolkit.file_check.in_spark import checked_in_spark, spark_sized
 from shoptoolkit.spark_compare import all_missing_in_spark, compare_in_spark, table_digest
-from shoptoolkit.table import history_frame, table_exists
+from shoptoolkit.project_paths import table_path
+from shoptoolkit.table import table_exists
 
 STATES = ("ok", "changed", "mismatch", "missing", "no file", "future")
 
@@ -51,24 +52,23 @@ class DayState:
 
 def latest_loads(spark, first_day, last_day) -> dict:
     """For each day from first_day to last_day, the lineage of the load its rows come from; one pass
-    over the history, newest first. A restore_day commit puts a day back as at version N: the load
-    that counts for the day is then its latest at or before N (a restore to before a restore goes
-    further back in the same way)."""
+    over the log's commits as JSON (what DESCRIBE HISTORY shows, without a Spark job), newest first. A
+    restore_day commit puts a day back as at version N: the load that counts for the day is then its
+    latest at or before N (a restore to before a restore goes further back in the same way)."""
     if not table_exists(spark):
         return {}
-    commits = (history_frame(spark)
-               .where("userMetadata IS NOT NULL").select("version", "userMetadata").collect())
     first, last, loads, before = as_date(first_day), as_date(last_day), {}, {}
-    for commit in sorted(commits, key=lambda found: found.version, reverse=True):
-        restored = restored_by(commit.userMetadata)
+    for version, actions in newest_commits(table_path() / "_delta_log"):
+        text = user_metadata(actions)
+        restored = restored_by(text or "")
         if restored:
             for day in run_dates(max(first, restored[0]), min(last, restored[1])):  # [] outside the range
-                if commit.version <= before.get(day, math.inf):
+                if version <= before.get(day, math.inf):
                     before[day] = restored[2]
             continue
-        for lineage in commit_loads(commit.userMetadata):
+        for lineage in commit_loads(text or ""):
             day = as_date(lineage["day"])
-            if first <= day <= last and day not in loads and commit.version <= before.get(day, math.inf):
+            if first <= day <= last and day not in loads and version <= before.get(day, math.inf):
                 loads[day] = lineage
     return loads
 

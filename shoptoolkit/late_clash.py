@@ -14,7 +14,7 @@ way: a write whose id check saw version V and whose commit is C > V + 1 looks fo
 other days as the table stood at C - 1, and puts each day that clashes back as it was at C - 1, in a
 commit of its own with restore_day's note (so the day states read it as a restore) and the reason. Its
 run fails with the line a run after the other would print, and says so. A write that nobody overtook
-pays one history query for this.
+pays one listing of the log for this.
 """
 from shoptoolkit.lineage import restore_note
 from shoptoolkit.project_paths import table_path

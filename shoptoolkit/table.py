@@ -5,7 +5,7 @@ its earlier versions, its layout. delta_session.py re-exports what the scripts u
 """
 import os
 
-from shoptoolkit.delta_log_check import delta_log_problem
+from shoptoolkit.delta_log_check import delta_log_problem, newest_commit
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.first_load import CreatingWriter, being_created
 from shoptoolkit.project_paths import shown, table_path
@@ -93,8 +93,9 @@ def table_at_version(spark, version: int):
 
 
 def table_version(spark) -> int:
-    """orders_daily's newest version."""
-    return history_frame(spark, 1).first().version
+    """orders_daily's newest version: its log's newest commit, or DESCRIBE HISTORY's error without one."""
+    newest = newest_commit(table_path() / "_delta_log")
+    return newest if newest >= 0 else history_frame(spark, 1).first().version
 
 
 def partition_new_table() -> bool:
