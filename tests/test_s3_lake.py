@@ -1,7 +1,10 @@
-"""The course on an S3 bucket: the scripts, as processes with their own Spark, print what they print on a
+"""The course on an S3 bucket: the scripts, in processes with their own Spark, print what they print on a
 folder, with landing/ and lake/ in s3a://shop/<test>/ on a moto S3 server on a loopback port; Delta's
 commits there go through the toolkit's conditional-put log store, so two writers held inside their
-transactions and let go together both land, one after a lost conflict, as on a folder.
+transactions and let go together both land, one after a lost conflict, as on a folder. The backfills,
+the held writers, the check through a proxy and the load whose server stops are each a process of its
+own; the scripts whose lines are all a test reads run one after another in one other process
+(tests/script_server.py), its Spark started once for the file.
 
     pytest tests/test_s3_lake.py      # the S3 connector is fetched on the first s3a:// start
 
@@ -25,6 +28,7 @@ import pytest
 from conftest import LATE_ORDER, ROOT, SEP_15, root_at
 from held_write import release, wait_held
 from local_s3 import BUCKET, LocalS3
+from script_server import ScriptServer
 
 pytestmark = pytest.mark.timeout(1200)  # September's backfill as a process on the bucket: 2 minutes in CI
 
@@ -40,6 +44,12 @@ def s3():
         yield server
 
 
+@pytest.fixture(scope="module")
+def served(s3):
+    with ScriptServer(s3.env("served")) as server:
+        yield server
+
+
 @pytest.fixture
 def on_bucket(s3, tmp_path):
     """The environment of a script run on s3a://shop/<this test's folder name>/, as a user sets it."""
@@ -52,8 +62,14 @@ def run(env, cwd, *args) -> tuple:
     return done.returncode, [TIME.sub("", line) for line in done.stdout.splitlines()], done.stderr
 
 
+def serve(served, env, cwd, *args) -> tuple:
+    """run()'s answer from the script server, below env's SHOP_ROOT."""
+    code, lines, err = served.run(list(args), cwd, env["SHOP_ROOT"])
+    return code, [TIME.sub("", line) for line in lines], err
+
+
 def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, september, september_template,
-                                                          spark):
+                                                          spark, served):
     from check_day import check_day
     from conftest import append_line
     from load_day import load_day
@@ -62,7 +78,7 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, 
         0, ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"], "")
     on_folder = [TIME.sub("", line) for line in (september_template / "backfill.out").read_text().splitlines()]
     assert run(on_bucket, tmp_path, "backfill.py", *SEPTEMBER) == (0, on_folder, "")
-    code, month, err = run(on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    code, month, err = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
     assert (code, month[0], month[-1], err) == (0, "September 2026: 30 ok", MONTH_OK, "")
 
     append_line(SEP_15, LATE_ORDER)  # the same late order on the folder (september's copy) and on the bucket
@@ -70,8 +86,8 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, 
     with environment(on_bucket), root_at(on_bucket["SHOP_ROOT"]):
         late = day_file(SEP_15)  # an object: no append, the whole file written again, as a till would
         late.write_text(late.read_text() + LATE_ORDER + "\n")
-    assert run(on_bucket, tmp_path, "check_day.py", "2026-09-16")[:2] == (1, [changed[1]])
-    assert run(on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
+    assert serve(served, on_bucket, tmp_path, "check_day.py", "2026-09-16")[:2] == (1, [changed[1]])
+    assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
         0, ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"], "")
     with Proxy(on_bucket["AWS_ENDPOINT_URL"]) as proxy:  # the check from the load's record, every request seen
         assert run({**on_bucket, "AWS_ENDPOINT_URL": proxy.url}, tmp_path, "check_day.py", "2026-09-16") == (
@@ -88,7 +104,7 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, 
                     ["upkeep.py", "--today", "2026-10-02"]):
         on_folder = in_session(command)
         assert on_folder[0] == 0, on_folder
-        assert masked(run(on_bucket, tmp_path, *command)) == (*on_folder, ""), command
+        assert masked(serve(served, on_bucket, tmp_path, *command)) == (*on_folder, ""), command
 
 
 def in_session(command: list) -> tuple:
@@ -129,9 +145,9 @@ def environment(env):
                 os.environ[key] = value
 
 
-def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path):
+def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path, served):
     assert run(on_bucket, tmp_path, "make_days.py")[0] == 0
-    assert run(on_bucket, tmp_path, "load_day.py", "2026-09-02")[0] == 0  # the table exists
+    assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-02")[0] == 0  # the table exists
     hold = tmp_path / "hold"
     hold.mkdir()
     writers = [subprocess.Popen([sys.executable, str(ROOT / "tests" / "held_write.py"), str(hold), "load_day.py",
@@ -151,7 +167,7 @@ def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path):
     assert [len(each) for each in lines] == [1, 2], lines  # one lost the race for the version, retried, landed
     assert re.fullmatch(r"run \S+ lost a write conflict \(DELTA_CONCURRENT_APPEND\.WITHOUT_HINT\); "
                         r"attempt 2 of 8 in \d+\.\d s", lines[1][0]), lines
-    code, month, _ = run(on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    code, month, _ = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
     assert month[0] == "September 2026: 3 ok, 27 missing"
     # This store refuses a second put of a key, so runs at once go ahead (the probe: commit_safety.py).
     code, lines, err = run(on_bucket, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2")
@@ -279,7 +295,7 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
             0, ["run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 7"], "")
 
 
-def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(on_bucket, tmp_path):
+def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(on_bucket, tmp_path, served):
     """A file over BIG_FILES: load_day.py checks it inside Spark (file_check/in_spark.py), reading it
     from the bucket, and prints the folder's line; the check from the load's record then proves it."""
     from shoptoolkit.project_paths import BIG_FILES, day_file
@@ -289,7 +305,7 @@ def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(
     with environment(on_bucket), root_at(on_bucket["SHOP_ROOT"]):
         day_file(SEP_15).write_text("order_id,customer_id,amount,ordered_at\n" + "".join(lines))
         assert day_file(SEP_15).stat().st_size > BIG_FILES
-    assert run(on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
+    assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
         0, [f"run 2026-09-16 loaded 2026-09-15: {orders} rows, orders_daily has {orders}"], "")
-    assert run(on_bucket, tmp_path, "check_day.py", "2026-09-16") == (
+    assert serve(served, on_bucket, tmp_path, "check_day.py", "2026-09-16") == (
         0, [f"ok 2026-09-15: {orders} rows for the file's {orders} orders, 0 missing"], "")
