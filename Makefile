@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 # requirements/uv.txt's uv, installed into .venv with pip, installs everything else there.
 INSTALL := $(VENV)/bin/uv pip install -q --python $(PY)
 
-.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 pipeline test soak mutants bench bench-parallel bench-dag
+.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 pipeline test soak soak-s3 mutants bench bench-parallel bench-dag
 setup: $(VENV)/.installed
 
 # requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -71,6 +71,10 @@ test: test-setup
 SECONDS ?= 600
 soak: test-setup
 	$(PY) tests/model_check.py --soak $(SECONDS)
+
+# The same on a bucket of a local S3 server (tests/local_s3.py's, started and stopped by the run).
+soak-s3: test-setup
+	$(PY) tests/model_check.py --soak $(SECONDS) --local-s3
 
 # Planted bugs (tests/mutants.py), each in a copy of the tree, against the model check's fixed runs:
 # a line a mutant, caught or not, by which run and check, then the table's fingerprint for docs/tests.md.

@@ -5,6 +5,8 @@ toolkit and against a model in plain Python that knows what each must do (tests/
     python tests/model_check.py --soak 600               # new seeds for 10 minutes, then the figures
     python tests/model_check.py --history '{"seed": 11, "first": ..., "ops": [...]}'   # a printed replay
     python tests/model_check.py --suite --first     # the suite's seeds and written histories (model/fixed.py)
+    python tests/model_check.py --soak 600 --local-s3    # on a bucket of a local S3 server (make soak-s3)
+    python tests/model_check.py --seed 11 --on s3a://BUCKET/PREFIX    # on your bucket (AWS_ settings as for the scripts)
 
 A history is a few days of September 2026: the till writes (now and then a big file, which takes the
 Spark path), appends to, corrects, deletes, spoils and puts back files; load_day, check_day, check_month,
@@ -14,12 +16,13 @@ deletion vectors on; two writers overlap; a writer is SIGKILLed at a random mome
 fell (before a commit, inside a write, after a commit) is counted. After each operation the table, its
 history, every day's state and every line printed are compared with the model; a divergence is shrunk
 to the simplest history that shows it and printed with the commands that replay it. Exit 1 on a
-divergence.
+divergence. On a bucket the histories' roots are prefixes of it and everything else is the same: the
+till's files, the kills, the held writers (their hold folders stay local) and the reading process.
 """
 import argparse
 import json
+import os
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -30,20 +33,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from model.fixed import HISTORIES, SEEDS  # noqa: E402
 from model.histories import generate  # noqa: E402
+from model.processes import fresh_root  # noqa: E402
 from model.runner import Figures, run_history  # noqa: E402
 from model.shrink import label, replay_report, shrink  # noqa: E402
 
 SHRINK_SECONDS = 300  # at most this long to shorten a divergent history
 
 
-def check_history(spark, history: dict, folder: Path, shrink_seconds: float = SHRINK_SECONDS) -> tuple:
-    """(Figures, '' or the report of the shortest divergent history) for one history run below folder."""
-    root = Path(tempfile.mkdtemp(dir=folder)) / "root"
+def check_history(spark, history: dict, folder: Path, shrink_seconds: float = SHRINK_SECONDS, on: str = None) -> tuple:
+    """(Figures, '' or the report of the shortest divergent history) for one history run below folder,
+    or below on (an object store's URI: the bucket's prefix for its root, folder for its local scratch)."""
+    from shoptoolkit.storage import remove_tree
+    root = fresh_root(folder, on)
     run = run_history(spark, history, root)
     if not run.divergence:
-        shutil.rmtree(root.parent, ignore_errors=True)
+        remove_tree(root.parent, ignore_errors=True)
         return run.figures, ""
-    shortest, last, tries = shrink(spark, history, run, shrink_seconds, folder)
+    shortest, last, tries = shrink(spark, history, run, shrink_seconds, folder, on)
     report = replay_report(shortest, last if last.divergence else run)
     return run.figures, f"{report}\n({tries} shorter histories tried; the first run's folder: {root})"
 
@@ -58,13 +64,13 @@ def figures_line(figures: Figures) -> str:
             f"({figures.seconds:.0f} s)")
 
 
-def soak(spark, seconds: float, folder: Path) -> int:
+def soak(spark, seconds: float, folder: Path, on: str = None) -> int:
     """New seeds until seconds have passed; a line per history, the figures at the end."""
     total, deadline = Figures(), time.monotonic() + seconds
     seeds = random.Random(time.time_ns())
     while time.monotonic() < deadline:
         seed = seeds.randrange(10 ** 9)
-        figures, report = check_history(spark, generate(seed), folder)
+        figures, report = check_history(spark, generate(seed), folder, on=on)
         total.add(figures)
         print(f"seed {seed}: {figures.operations} operations, {figures.kills} kills, {figures.pairs} pairs, "
               f"{'DIVERGED' if report else 'ok'} ({figures.seconds:.1f} s)", flush=True)
@@ -83,6 +89,10 @@ def parse_args(argv):
                         help="run this written history of model/fixed.py (may repeat)")
     parser.add_argument("--suite", action="store_true", help="the suite's seeds and all its written histories")
     parser.add_argument("--first", action="store_true", help="stop at the first history that diverges")
+    parser.add_argument("--on", metavar="URI", help="run the histories below an object store's prefix (s3a://BUCKET/"
+                        "PREFIX, the AWS_ settings as for the scripts) instead of local folders")
+    parser.add_argument("--local-s3", action="store_true",
+                        help="run them on a local S3 server (tests/local_s3.py's), started for the run and stopped after")
     parser.add_argument("--shrink", type=float, default=SHRINK_SECONDS, metavar="SECONDS",
                         help=f"shorten a divergent history for at most SECONDS (default {SHRINK_SECONDS}; 0: not at all)")
     args = parser.parse_args(argv)
@@ -101,15 +111,30 @@ def chosen(args) -> list:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    from delta_session import delta_spark
+    if not args.local_s3:
+        return run(args)
+    from local_s3 import LocalS3
+    with LocalS3() as s3:  # stopped on the way out, whatever the run's end
+        env = s3.env(f"model-{time.time_ns()}")
+        os.environ.update({key: value for key, value in env.items() if key.startswith("AWS_")})
+        args.on = env["SHOP_ROOT"]
+        print(f"a local S3 server on {s3.url}; the histories below {args.on}", flush=True)
+        return run(args)
+
+
+def run(args) -> int:
+    """The histories the arguments name, or the soak, in one session; exit 1 on a divergence."""
+    from delta_session import delta_spark, set_root
     from shoptoolkit.jvm.spark_jvm import LASTING_RUNS
-    spark = delta_spark("model_check", commits=LASTING_RUNS)
     folder = Path(tempfile.mkdtemp(prefix="model_check_"))
+    if args.on:
+        set_root(args.on)  # before the session: a bucket's root brings the S3 connector into it
+    spark = delta_spark("model_check", commits=LASTING_RUNS)
     if args.soak:
-        return soak(spark, args.soak, folder)
+        return soak(spark, args.soak, folder, args.on)
     total = Figures()
     for history in chosen(args):
-        figures, report = check_history(spark, history, folder, args.shrink)
+        figures, report = check_history(spark, history, folder, args.shrink, args.on)
         total.add(figures)
         print(report or f"{label(history)}: ok, {figures.operations} operations ({figures.seconds:.1f} s)", flush=True)
         if report and args.first:

@@ -38,11 +38,14 @@ def read_all(spark):
 
 
 
-def serve(spark) -> None:
-    """For each root read from stdin, the JSON of its table on stdout, a line each."""
+def serve() -> None:
+    """For each root read from stdin, the JSON of its table on stdout, a line each. The session is made
+    after the first root is set, so that a bucket's first root brings the S3 connector with it."""
     from shoptoolkit.errors import one_line
+    spark = None
     for line in sys.stdin:
         set_root(line.strip())
+        spark = spark or delta_spark("fresh_read", commits=0)
         try:
             print(json.dumps(read_all(spark)), flush=True)
         except Exception as error:  # a table this session cannot read: the model check's divergence
@@ -51,7 +54,7 @@ def serve(spark) -> None:
 
 if __name__ == "__main__":
     if "--serve" in sys.argv:
-        serve(delta_spark("fresh_read", commits=0))
+        serve()
     else:
         set_root(sys.argv[sys.argv.index("--root") + 1])
         print(json.dumps(read_all(delta_spark("fresh_read", commits=0))))

@@ -16,8 +16,8 @@ def unlogged(table: Path) -> set:
     for commit in (path for path in (table / "_delta_log").iterdir() if COMMIT.fullmatch(path.name)):
         for line in commit.read_text().splitlines():
             logged.add(json.loads(line).get("add", {}).get("path"))
-    return {str(path.relative_to(table)) for path in table.rglob("*.parquet")
-            if "_delta_log" not in path.parts and str(path.relative_to(table)) not in logged}
+    found = (path.relative_to(table) for path in table.rglob("*.parquet"))  # a folder's, or a bucket's prefix's
+    return {str(path) for path in found if "_delta_log" not in path.parts and str(path) not in logged}
 
 
 def newest(table: Path) -> int:

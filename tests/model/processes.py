@@ -6,11 +6,14 @@ import atexit
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 from conftest import ROOT, group_members
@@ -132,3 +135,35 @@ class Reader:
 def shell(argv: list) -> str:
     """argv as a command line to paste (the venv activated, in the project folder)."""
     return shlex.join(["python", *argv]) + ' --root "$R"'
+
+
+def held_commands(argvs: list, name: str) -> str:
+    """Two writers held together, as shell commands: both start, both are held, then go."""
+    hold = f'"$R/{name}"'
+    starts = " & ".join(f"python tests/held_write.py {hold} {' '.join(argv)} --root \"$R\"" for argv in argvs)
+    return (f"mkdir {hold}; {starts} & until [ $(ls {hold}/*.held 2>/dev/null | wc -l) -ge {len(argvs)} ]; "
+            f"do sleep 0.2; done; touch {hold}/go; wait")
+
+
+@contextmanager
+def hold_folder(root):
+    """Where held writers' hold folders go (tests/held_write.py): the root when it is a folder, else a
+    local folder for the history's run (a bucket's root has no folder to wait in), removed after it."""
+    from shoptoolkit.storage import is_local
+    if is_local(root):
+        yield root
+        return
+    folder = Path(tempfile.mkdtemp(prefix="model_holds_"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def fresh_root(folder: Path, on: str = None):
+    """A new root for one history's run: a new folder below folder, or, given on (an object store's URI,
+    s3a://BUCKET/PREFIX), a new prefix below it."""
+    if not on:
+        return Path(tempfile.mkdtemp(dir=folder)) / "root"
+    from shoptoolkit.storage import location
+    return location(f"{on.rstrip('/')}/{uuid.uuid4().hex[:12]}") / "root"

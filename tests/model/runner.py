@@ -93,10 +93,11 @@ def run_history(spark, history: dict, root) -> Run:
     (root / "landing" / "orders").mkdir(parents=True)
     days = days_of(history)
     model = TableModel(Till(days))
-    with root_at(root), spark_path_from(SPARK_PATH_BYTES), session_zone(spark, history.get("zone", "UTC")):
+    with root_at(root), spark_path_from(SPARK_PATH_BYTES), session_zone(spark, history.get("zone", "UTC")), \
+            processes.hold_folder(root) as holds:
         for at, op in enumerate(history["ops"]):
             run.figures.operations += 1
-            problem = run_op(spark, op, model, days, root / f"hold{at}", run)
+            problem = run_op(spark, op, model, days, root, holds / f"hold{at}", run)
             if problem:
                 run.divergence = f"operation {at + 1} ({run.commands[-1]}): {problem}" + "".join(
                     f"\n  its process printed: exit {code}, stdout {out!r}, stderr {err[-2000:]!r}"
@@ -117,10 +118,10 @@ def divergence_kind(problem: str) -> str:
     return f"{problem.split()[0].rstrip(':')} {day[0] if day else '-'}"
 
 
-def run_op(spark, op: dict, model, days: list, hold, run: Run) -> str:
+def run_op(spark, op: dict, model, days: list, root, hold, run: Run) -> str:
     """One operation and every check after it; what diverged, or ''."""
     if op["op"] in TILL_OPS:
-        run.commands.append(till_op(op, model.till, days[op["day"]], hold.parent))
+        run.commands.append(till_op(op, model.till, days[op["day"]], root))
         run.figures.big += op["op"] == "big"
         return ""
     plan, known = plan_of(op, model, days), len(model.versions)
@@ -130,7 +131,7 @@ def run_op(spark, op: dict, model, days: list, hold, run: Run) -> str:
     run.figures.foreign += op["op"] == "foreign"
     if op["op"] == "kill" and model.now is None:  # a first load killed may leave a folder without commits,
         op = {**op["target"], "process": True}      # which every script refuses (docs/bad_input.md): run it whole
-    observed, killed = execute(spark, op, plan, hold, run, known)
+    observed, killed = execute(spark, op, plan, root, hold, run, known)
     try:
         results, problem = follow(model, plan.threads, new_commits(spark, known), killed)
         problem = (problem or content_difference(model.now, table_content(spark))
@@ -169,7 +170,8 @@ def states_difference(spark, model, days: list, verdicts: dict) -> str:
     from check_day import check_day
     from shoptoolkit.day_record import file_sha256
     from shoptoolkit.day_states import day_states
-    differ, version = [], newest_version()
+    from shoptoolkit.project_paths import table_path
+    differ, version = [], kills.newest(table_path())
     for found, day in zip(day_states(spark, days[0], days[-1]), days):
         state, _, line = day_state(model, day)
         if (found.state, found.message) != (state, line):
@@ -183,12 +185,6 @@ def states_difference(spark, model, days: list, verdicts: dict) -> str:
         if verdict != expect.check_day(model, day + dt.timedelta(days=1)):
             differ.append(f"{day}: check_day {verdict}, expected {expect.check_day(model, day + dt.timedelta(days=1))}")
     return "states: " + "; ".join(differ) if differ else ""
-
-
-def newest_version() -> int:
-    """orders_daily's newest version, from its log's file names (-1 without a log)."""
-    from shoptoolkit.project_paths import table_path
-    return max((int(path.stem) for path in (table_path() / "_delta_log").glob("*.json")), default=-1)
 
 
 def expected_output(plan, model, results, killed: bool = False):
@@ -208,14 +204,14 @@ def expected_output(plan, model, results, killed: bool = False):
         return 1, [f"error: {error}"]
 
 
-def execute(spark, op: dict, plan, hold, run: Run, known: int) -> tuple:
+def execute(spark, op: dict, plan, root, hold, run: Run, known: int) -> tuple:
     """Run the operation as the history says: (what it printed, whether it was killed while it ran)."""
-    root, run.printed = hold.parent, []
+    run.printed = []
     if op["op"] == "writers":
         both, ended = processes.held_pair([part.argv for part in plan.parts], root, hold)
         run.printed = ended
         run.figures.pairs += both
-        run.commands.append(held_commands([part.argv for part in plan.parts], hold.name))
+        run.commands.append(processes.held_commands([part.argv for part in plan.parts], hold.name))
         return [part.parse(*printed) for part, printed in zip(plan.parts, ended)], False
     if op["op"] == "kill":
         table, before = root / "lake" / "orders_daily", kills.unlogged(root / "lake" / "orders_daily")
@@ -241,14 +237,6 @@ def call(spark, plan) -> tuple:
         return plan.call(spark, lambda line: None)
     except Exception as error:
         return 1, [f"error: {one_line(error)}"]
-
-
-def held_commands(argvs: list, name: str) -> str:
-    """Two writers held together, as shell commands: both start, both are held, then go."""
-    hold = f'"$R/{name}"'
-    starts = " & ".join(f"python tests/held_write.py {hold} {' '.join(argv)} --root \"$R\"" for argv in argvs)
-    return (f"mkdir {hold}; {starts} & until [ $(ls {hold}/*.held 2>/dev/null | wc -l) -ge {len(argvs)} ]; "
-            f"do sleep 0.2; done; touch {hold}/go; wait")
 
 
 def fresh_read(model, root) -> str:

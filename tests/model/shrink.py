@@ -5,19 +5,19 @@ candidate replayed in a fresh folder. A candidate counts only when it diverges t
 check (table, history, states, printed, ...) on the same day. Then the report a user can paste.
 """
 import json
-import tempfile
 import time
 from pathlib import Path
 
 from model.histories import without_day
+from model.processes import fresh_root
 from model.runner import run_history
 
 
 class Shrinker:
     """Replays candidate histories until its time is up; a candidate counts when it diverges the same way."""
 
-    def __init__(self, spark, kind: str, seconds: float, folder: Path):
-        self.spark, self.kind, self.folder = spark, kind, folder
+    def __init__(self, spark, kind: str, seconds: float, folder: Path, on: str = None):
+        self.spark, self.kind, self.folder, self.on = spark, kind, folder, on
         self.deadline, self.tries = time.monotonic() + seconds, 0
 
     def diverges(self, history: dict):
@@ -25,7 +25,7 @@ class Shrinker:
         if time.monotonic() > self.deadline or not history["ops"]:
             return None
         self.tries += 1
-        run = run_history(self.spark, history, Path(tempfile.mkdtemp(dir=self.folder)) / "root")
+        run = run_history(self.spark, history, fresh_root(self.folder, self.on))
         return run if run.kind == self.kind else None
 
     def fewer_ops(self, history: dict, run):
@@ -92,9 +92,10 @@ def upto_divergence(history: dict, run) -> dict:
     return {**history, "ops": history["ops"][:at]}
 
 
-def shrink(spark, history: dict, run, seconds: float, folder: Path) -> tuple:
-    """(the shortest history found within seconds, its Run, how many candidates were replayed)."""
-    shrinker = Shrinker(spark, run.kind, seconds, folder)
+def shrink(spark, history: dict, run, seconds: float, folder: Path, on: str = None) -> tuple:
+    """(the shortest history found within seconds, its Run, how many candidates were replayed); each
+    candidate in a root below folder, or below on (an object store's URI)."""
+    shrinker = Shrinker(spark, run.kind, seconds, folder, on)
     history = upto_divergence(history, run)
     for fewer in (shrinker.fewer_ops, shrinker.fewer_days, shrinker.fewer_ops, shrinker.simpler_ops):
         history, run = fewer(history, run)

@@ -91,7 +91,8 @@ def vacuum_line() -> str:
     """VACUUM deletes no file: every file a version of the history needs, or a killed writer left, is
     younger than the window. The files on disk now are those it found."""
     from shoptoolkit.project_paths import table_path
-    found = sum(1 for path in table_path().rglob("*.parquet") if "_delta_log" not in path.parts)
+    table = table_path()
+    found = sum(1 for path in table.rglob("*.parquet") if "_delta_log" not in path.relative_to(table).parts)
     return (f"VACUUM deleted 0 of {found} data files; undo window {WINDOW}: restore_day.py can go back to "
             f"version 0 {SOME_TIME} or later")  # the table's first version is inside the window
 
