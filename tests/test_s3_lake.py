@@ -10,7 +10,8 @@ own; the scripts whose lines are all a test reads run one after another in one o
 
 Also: the check from the load's record reads the log and the day's file and no data file (a proxy notes every
 request); restore_day.py, history.py and upkeep.py print the folder's lines; a big day is checked inside
-Spark; a load whose server stops mid-write says so in one line and its rerun, the server back, loads the day.
+Spark; a load whose server stops mid-write says so in one line and its rerun, the server back, loads the day;
+the warm server (Spark Connect) started on the bucket serves its clients' loads and checks.
 """
 import http.client
 import http.server
@@ -309,3 +310,28 @@ def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(
         0, [f"run 2026-09-16 loaded 2026-09-15: {orders} rows, orders_daily has {orders}"], "")
     assert serve(served, on_bucket, tmp_path, "check_day.py", "2026-09-16") == (
         0, [f"ok 2026-09-15: {orders} rows for the file's {orders} orders, 0 missing"], "")
+
+
+def test_the_warm_server_on_a_bucket_loads_and_checks_and_refuses_writers_at_once_in_one_line(on_bucket, tmp_path):
+    """spark_server.py started with the bucket's root has the S3 connector and the conditional-put log store;
+    its clients (SPARK_REMOTE, no JVM) reach the day files through the storage layer and print the folder's
+    lines. Writers at once need the store's probe, made through a JVM: refused in one line, nothing written."""
+    assert run(on_bucket, tmp_path, "make_days.py")[0] == 0
+    started = subprocess.run([sys.executable, str(ROOT / "spark_server.py"), "start"], cwd=tmp_path, env=on_bucket,
+                             capture_output=True, text=True, timeout=600)
+    try:
+        assert started.returncode == 0, started.stderr
+        client = {**on_bucket, "SPARK_REMOTE": re.fullmatch(r"export SPARK_REMOTE='(.+)'\n", started.stdout)[1]}
+        assert run(client, tmp_path, "load_day.py", "2026-09-02") == (
+            0, ["run 2026-09-02 loaded 2026-09-01: 4 rows, orders_daily has 4"], "")
+        assert run(client, tmp_path, "check_day.py", "2026-09-02", "--deep") == (
+            0, ["ok 2026-09-01: 4 rows for the file's 4 orders, 0 missing"], "")
+        assert run(client, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2") == (
+            1, [], "error: writers at once on s3a:// need a classic Spark session: the store is probed through its "
+                   "JVM (a Spark Connect client has none)\n")
+        code, lines, _ = run(client, tmp_path, "history.py")
+        assert (code, [line.split(" | ")[:2] for line in lines]) == (0, [["version 0", "WRITE"]])
+    finally:
+        stopped = subprocess.run([sys.executable, str(ROOT / "spark_server.py"), "stop"], cwd=tmp_path, env=on_bucket,
+                                 capture_output=True, text=True, timeout=120)
+    assert stopped.returncode == 0, stopped.stderr
