@@ -60,11 +60,10 @@ def newest_commits(log):
     versions = sorted((int(path.name[:20]) for path in log.glob("*.json") if COMMIT.fullmatch(path.name)),
                       reverse=True)
     for place, version in enumerate(versions):
-        path = log / f"{version:020d}.json"
-        if version != versions[0] - place or not path.exists():
+        if version != versions[0] - place:
             return
-        try:
-            with path.open(encoding="utf-8") as lines:
+        try:  # a commit gone since the listing (an expired log) is an OSError too
+            with (log / f"{version:020d}.json").open(encoding="utf-8") as lines:
                 actions = [json.loads(line) for line in lines if line.strip()]
         except (OSError, ValueError):
             return

@@ -7,10 +7,15 @@ and the newest commit's version, from the log's file names.
 """
 import json
 import re
+from fnmatch import fnmatchcase
 
 from shoptoolkit.project_paths import shown
 
 COMMIT = re.compile(r"\d{20}\.json")  # a commit's file; a writer's temporary file and a compacted range never match
+# The commit files this process has read whole as JSON, by path, size and time: a commit file appears whole and
+# never changes, so each is read once a process, not at every look at the table (on a bucket, each read is
+# requests). A file changed since (a damaged copy put in its place) has another size or time and is read again.
+READ_WHOLE = set()
 
 
 def newest_commit(log) -> int:
@@ -22,18 +27,34 @@ def newest_commit(log) -> int:
 
 def delta_log_problem(log) -> str:
     """Why the Delta log cannot be read, or '': no commit at all, or a commit Delta would read is not JSON."""
-    commits = sorted(path for path in log.glob("*.json") if COMMIT.fullmatch(path.name))
+    try:
+        entries = list(log.iterdir())  # one listing for the commits and the checkpoints
+    except (FileNotFoundError, NotADirectoryError):
+        entries = []
+    commits = sorted(path for path in entries if COMMIT.fullmatch(path.name))
     if not commits:
         return (f"no commits in {shown(log)}; restore it from a backup, or delete the folder "
                 f"if its first load was interrupted")
-    checkpoints = [int(path.name[:20]) for path in log.glob("[0-9]*.checkpoint*.parquet")]
+    checkpoints = [int(path.name[:20]) for path in entries if fnmatchcase(path.name, "[0-9]*.checkpoint*.parquet")]
     newest_checkpoint = max(checkpoints, default=-1)
     for path in commits:
         if int(path.name[:20]) > newest_checkpoint:
-            problem = not_json_line(path)
+            problem = commit_problem(path)
             if problem:
                 return f"commit {shown(path)} {problem} (damaged); restore it from a backup"
     return ""
+
+
+def commit_problem(path) -> str:
+    """not_json_line of a commit file, read only when this process has not yet read it whole (READ_WHOLE)."""
+    stat = path.stat()
+    seen = (str(path), stat.st_size, stat.st_mtime_ns)
+    if seen in READ_WHOLE:
+        return ""
+    problem = not_json_line(path)
+    if not problem:
+        READ_WHOLE.add(seen)
+    return problem
 
 
 def not_json_line(path) -> str:

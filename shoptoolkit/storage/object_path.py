@@ -36,10 +36,12 @@ def object_location(text: str) -> "ObjectPath":
 
 class ObjectPath:
     """A key below a bucket, as a path: see the module's docstring."""
-    __slots__ = ("store", "key")
+    __slots__ = ("store", "key", "listed")
 
-    def __init__(self, store, key: str = ""):
-        self.store, self.key = store, key.strip("/")
+    def __init__(self, store, key: str = "", listed=None):
+        # listed: the object's FileInfo when the path came from a listing (iterdir, glob, rglob): its stat()
+        # answers from it without a request, as a DirEntry of os.scandir answers from its directory's read.
+        self.store, self.key, self.listed = store, key.strip("/"), listed
 
     def __truediv__(self, other) -> "ObjectPath":
         part = str(other).strip("/")
@@ -107,12 +109,15 @@ class ObjectPath:
         return self._kind() == "Directory"
 
     def stat(self) -> SimpleNamespace:
-        """Its size, as st_size (the only field the toolkit reads)."""
-        with told(str(self)):
-            info = self._fs().get_file_info(self.store.path(self.key))
+        """Its size and time, as st_size and st_mtime_ns (the fields the toolkit reads): from the listing
+        that gave this path, else asked of the store."""
+        info = self.listed
+        if info is None:
+            with told(str(self)):
+                info = self._fs().get_file_info(self.store.path(self.key))
         if info.type.name != "File":
             raise FileNotFoundError(errno.ENOENT, "no such object", str(self))
-        return SimpleNamespace(st_size=info.size)
+        return SimpleNamespace(st_size=info.size, st_mtime_ns=info.mtime_ns)
 
     def open(self, mode: str = "r", buffering: int = -1, encoding=None, errors=None, newline=None):
         """A stream of the object: "rb"/"r" read in ranges as it is read, "wb"/"w" written as one object
@@ -149,7 +154,7 @@ class ObjectPath:
         from pyarrow.fs import FileSelector
         with told(str(self)):
             found = self._fs().get_file_info(FileSelector(self.store.path(self.key), allow_not_found=True))
-        return iter([self / info.base_name for info in found])
+        return iter([ObjectPath(self.store, f"{self.key}/{info.base_name}", info) for info in found])
 
     def glob(self, pattern: str):
         """The entries one level below whose names match pattern (fnmatch, as pathlib matches a name)."""
@@ -163,7 +168,8 @@ class ObjectPath:
         with told(str(self)):
             found = self._fs().get_file_info(FileSelector(self.store.path(self.key), True, recursive=True))
         start = len(self.store.path(self.key)) + 1
-        return iter([self / info.path[start:] for info in found if fnmatchcase(info.base_name, pattern)])
+        return iter([ObjectPath(self.store, f"{self.key}/{info.path[start:]}", info) for info in found
+                     if fnmatchcase(info.base_name, pattern)])
 
     def mkdir(self, mode: int = 0o777, parents: bool = False, exist_ok: bool = False) -> None:
         """Nothing: a store has no folders, an object's key holds its "folders"."""
