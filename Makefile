@@ -96,6 +96,7 @@ bench: test-setup
 	$(PY) bench/bench_upkeep.py
 	$(PY) bench/bench_cluster.py
 	$(PY) bench/bench_s3.py
+	$(PY) bench/bench_s3_requests.py
 
 bench-parallel: setup
 	$(PY) bench/bench_parallel.py

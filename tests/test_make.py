@@ -1,5 +1,5 @@
 """The Makefile's ways in, run in a copy of the checkout as git holds it: `make run` prints what the
-README's front door shows, `make bench`'s scripts start. (`make pipeline`'s two commands are the
+README's front door shows, `make run-s3` the same on a local S3 server, `make bench`'s scripts start. (`make pipeline`'s two commands are the
 pipeline story's first run and check, in tests/test_pipeline.py: a second pipeline run here could meet
 another test's on spark-pipelines' fixed local Connect port, 15002.)
 
@@ -62,6 +62,23 @@ def test_make_run_ends_as_the_readme_shows(tmp_path):
     assert (folder / "lake" / "orders_daily" / "_delta_log").is_dir()
 
 
+def test_make_run_s3_ends_as_make_run_does_on_a_local_s3_server(tmp_path):
+    """make run-s3 (tests/local_s3.py): September on s3a://shop/course of moto's server on a loopback port,
+    started and stopped by the command, with make run's closing lines and calendar."""
+    folder = checkout_copy(tmp_path / "clone")
+    done = make(folder, "run-s3")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == ".venv/bin/python tests/local_s3.py"
+    assert re.fullmatch(r"a local S3 server on http://127\.0\.0\.1:\d+; SHOP_ROOT=s3a://shop/course", lines[1])
+    assert lines[2:4] == ["$ python make_days.py",
+                          "wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"]
+    expected = front_door_output()
+    expected[1] = "$ python check_month.py 2026-09"
+    assert untimed(lines[-len(expected):]) == untimed(expected)
+    assert lines[4] == "$ python backfill.py 2026-09-02 2026-10-01" and len(lines) == 5 + 30 + len(expected)
+
+
 def test_make_bench_runs_the_bench_scripts_and_each_starts(tmp_path):
     folder = checkout_copy(tmp_path / "clone")
     planned = subprocess.run(["make", "--no-print-directory", "-n", "bench"], cwd=folder, capture_output=True,
@@ -69,7 +86,7 @@ def test_make_bench_runs_the_bench_scripts_and_each_starts(tmp_path):
     scripts = [line.split()[1] for line in planned if line.startswith(".venv/bin/python bench/")]
     assert scripts == ["bench/bench_commits.py", "bench/bench_backfill.py", "bench/bench_warm.py",
                        "bench/bench_scale.py", "bench/bench_engine.py", "bench/bench_cold_day.py", "bench/bench_jit.py",
-                       "bench/bench_upkeep.py", "bench/bench_cluster.py", "bench/bench_s3.py"]
+                       "bench/bench_upkeep.py", "bench/bench_cluster.py", "bench/bench_s3.py", "bench/bench_s3_requests.py"]
     for script in sorted(path.name for path in (folder / "bench").glob("bench_*.py")):
         done = subprocess.run([sys.executable, f"bench/{script}", "--help"], cwd=folder, capture_output=True,
                               text=True, timeout=120)
