@@ -14,8 +14,8 @@ import datetime as dt
 from delta_session import TABLE, delta_spark, new_table_layout, orders_table, small_day_queries, table_exists
 from shoptoolkit.file_check.in_python import DayFile, bad_line, read_orders
 from shoptoolkit.errors import ToolkitError, run_main
-from shoptoolkit.held_write import HeldDay, held_day, one_job_fits
-from shoptoolkit.late_clash import take_back_late_clashes, version_checked
+from shoptoolkit.held_write import HeldDays, held_days, one_job_fits
+from shoptoolkit.late_clash import day_predicate, take_back_late_clashes, version_checked
 from shoptoolkit.lineage import lineage
 from shoptoolkit.project_paths import day_file, shown, table_path
 from shoptoolkit.retry import print_now, retrying
@@ -67,7 +67,7 @@ def load_day(spark, run_date) -> str:
     if not day_file(day).exists():
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
     checked_at = version_checked(spark)
-    held = held_day(spark, day) if one_job_fits(spark, day) else None  # None: the file's check words it
+    held = held_days(spark, [day], day_predicate(day)) if one_job_fits(spark, [day]) else None  # None: the check words it
     metadata, found, orders = commit_held(spark, run_date, day, held) if held else write_checked(spark, run_date, day)
     late = take_back_late_clashes(spark, checked_at, metadata,
                                   lambda table: clash_refusal(spark, found, orders, day, table))
@@ -77,16 +77,16 @@ def load_day(spark, run_date) -> str:
     return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
 
 
-def commit_held(spark, run_date, day, held: HeldDay) -> tuple:
+def commit_held(spark, run_date, day, held: HeldDays) -> tuple:
     """(metadata, DayFile, ids) of a day written in one job (held_write.py), committed unless one of its
     ids is stored on another day: then its files are deleted and the clash refuses it."""
-    clash = clash_refusal(spark, held.found, held.orders, day)
-    if clash:
-        held.abort()
-        raise ToolkitError(clash[day])
-    metadata = lineage(run_date, day, held.found)
-    held.commit(metadata)
-    return metadata, held.found, held.orders
+    with held:  # the written files are deleted unless committed
+        clash = clash_refusal(spark, held.found[day], held.orders, day)
+        if clash:
+            raise ToolkitError(clash[day])
+        metadata = lineage(run_date, day, held.found[day])
+        held.commit(metadata)
+    return metadata, held.found[day], held.orders
 
 
 def write_checked(spark, run_date, day) -> tuple:

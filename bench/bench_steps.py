@@ -5,11 +5,11 @@
     python bench/bench_steps.py day --tries 6
 
 Each step is timed by wrapping the toolkit's own function in its module for this process (the code is
-not changed): for the day, the Spark check's pass (in_spark.checked_in_spark) and the version, clash and
-late-clash looks; for the year, the check of the commit's files (load_days.checked_files, the pass and
-Python's sha256), the write with its looks (write_days) and the check after it (run_lines). What is
-left of a try is the write itself: for the day, the CSV read, the Parquet files and the commit. Each try
-is followed by plain Spark's load (engine_refs.py) in the same session; the first tries warm the JIT.
+not changed): the one job that reads, checks, counts and writes (held_write.written_days, with Python's
+sha256 beside it); for the day, the version, clash and late-clash looks; for the year, the looks and the commit (write_days), the check after it
+(run_lines), and the two-pass check (checked_files), which only a refused file or a clash calls. What
+is left of a try is the rest: the plan, the count after the load. Each try is followed by plain
+Spark's load (engine_refs.py) in the same session; the first tries warm the JIT.
 """
 import argparse
 import datetime as dt
@@ -28,15 +28,14 @@ from bench_scale import BIG_DAY, BIG_ROWS, write_big_day  # noqa: E402
 from delta_session import delta_spark  # noqa: E402
 from engine_refs import plain_day, plain_days_anew  # noqa: E402
 from make_days import make_days  # noqa: E402
-from shoptoolkit import load_days  # noqa: E402
-from shoptoolkit.file_check import in_spark  # noqa: E402
+from shoptoolkit import held_write, load_days  # noqa: E402
 from shoptoolkit.project_paths import root_at  # noqa: E402
 from shoptoolkit.run_args import run_dates  # noqa: E402
 
-STEPS = {"day": [(in_spark, "checked_in_spark", "the check's pass"), (load_day, "version_checked", "version look"),
+STEPS = {"day": [(held_write, "written_days", "the job"), (load_day, "version_checked", "version look"),
                  (load_day, "clash_refusal", "clash look"), (load_day, "take_back_late_clashes", "late-clash look")],
-         "year": [(load_days, "checked_files", "the files' check"), (load_days, "write_days", "looks and write"),
-                  (load_days, "run_lines", "check after")]}
+         "year": [(held_write, "written_days", "the job"), (load_days, "write_days", "looks and commit"),
+                  (load_days, "run_lines", "check after"), (load_days, "checked_files", "the two-pass check")]}
 
 
 def timing(module, name: str, label: str, spent: dict) -> None:

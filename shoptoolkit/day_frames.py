@@ -1,8 +1,9 @@
-"""Day files as Spark reads them: the checked files of several days as one DataFrame, each file a task
-of its own; the lines of some files, read in splits (what the Spark check reads).
+"""Day files as Spark reads them: the checked files of several days as one DataFrame, or packed in few
+tasks of consecutive days for a write; the lines of some files, read in splits (what the Spark check reads).
 
-    from shoptoolkit.day_frames import read_days, split_lines
+    from shoptoolkit.day_frames import packed_days, read_days, split_lines
     read_days(spark, [(day, found)])          # the orders of checked files, with their day
+    packed_days(spark, [(day, found)])        # the same rows, a task (and a written file) a run of days
     split_lines(spark, [path])                # one row a line: its day, split, place in it, bytes, text
 
 Spark reads the files (Hadoop paths, read by the executors); only what a query collects comes back.
@@ -13,16 +14,13 @@ from functools import reduce
 from shoptoolkit.table_schema import COLUMNS, CSV_OPTIONS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
 
 DAY_FILE_NAME = r"(\d{4}-\d{2}-\d{2})\.csv$"  # project_paths.day_file: the day, then .csv
-OPEN_COST = "spark.sql.files.openCostInBytes"
 MAX_PARTITION = "spark.sql.files.maxPartitionBytes"
 MIN_SPLIT = 4 * 1024 * 1024  # a smaller split costs more in its task's start than it saves
 
 
 def read_days(spark, found_days: list):
     """The files of several days as one DataFrame, like read_orders: [(day, DayFile)], one read per
-    column order (a header may name the columns in any order), each row's day from its file's name.
-    Read inside one_file_a_task, each file is a partition of its own (a write then keeps each day in
-    files of its own)."""
+    column order (a header may name the columns in any order), each row's day from its file's name."""
     from pyspark.sql import functions as F
     by_columns = {}
     for _, found in found_days:
@@ -36,16 +34,36 @@ def read_days(spark, found_days: list):
     return reduce(lambda one, other: one.unionByName(other), frames)
 
 
-@contextmanager
-def one_file_a_task(spark):
-    """While inside, Spark reads each file as a partition of its own: opening a file is made to cost as
-    much as a whole partition's bytes (spark.sql.files.openCostInBytes), so no two files share one.
-    Unset on the way out, as expression_mode does."""
-    spark.conf.set(OPEN_COST, spark.conf.get(MAX_PARTITION))
-    try:
-        yield
-    finally:
-        spark.conf.unset(OPEN_COST)
+def day_groups(sizes: dict, most: int) -> list:
+    """The days of sizes ({day: its files' bytes}) in order, in runs of consecutive days whose files hold most
+    bytes at most together; a bigger day is a run of its own."""
+    groups, size = [], 0
+    for day in sorted(sizes):
+        if groups and size + sizes[day] <= most:
+            groups[-1].append(day)
+            size += sizes[day]
+        else:
+            groups.append([day])
+            size = sizes[day]
+    return groups
+
+
+def packed_days(spark, found_days: list):
+    """read_days' rows, each run of consecutive days (day_groups, split_size's bytes a run) read by one
+    task, a file bigger than that in its own splits: a write of it makes a file a run, whose days are
+    one range apart from the other files' (so a later replaceWhere of one day opens one file), instead
+    of a file a day or files that mix days from all over the commit as Spark's own packing does."""
+    found = dict(found_days)
+    most = split_size(spark, sum(one.size for one in found.values()))
+    groups = day_groups({day: one.size for day, one in found.items()}, most)
+    return in_tasks([read_days(spark, [(day, found[day]) for day in group]) for group in groups], groups)
+
+
+def in_tasks(frames: list, groups: list):
+    """The frames (one a run of days_groups' groups) as one: a run of several days a task, a day alone in
+    its own splits."""
+    return reduce(lambda one, other: one.union(other),
+                  [frame.coalesce(1) if len(group) > 1 else frame for frame, group in zip(frames, groups)])
 
 
 @contextmanager

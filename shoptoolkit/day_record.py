@@ -9,14 +9,19 @@ day's latest load. That load proves the day when:
   - no later commit, of this toolkit or of any other Delta writer, added a file whose order_date range
     takes in the day (or whose statistics are missing), nor removed a file of the day (a DELETE, an
     UPDATE, a deletion vector, a replaceWhere, a compaction, a restore all do one or the other);
-  - the day's files of that commit (those whose order_date is the day alone) have their statistics, no
-    deletion vector, and together the rows (numRecords) and the order id range (min/max) the load
-    recorded for the file. A file of that commit that holds the day among others leaves the proof to a
-    load of one day (load_day), whose replaceWhere removed the day from every file it copied.
+  - the day's files of that commit have their statistics, no deletion vector, and together the rows
+    (numRecords) and the order id range (min/max) the load recorded. For load_day's commit of one day
+    they are the files whose order_date is the day alone (its replaceWhere removed the day from every
+    file it copied). A commit of several days (load_days) writes a file a run of consecutive days: the
+    day's files are those whose order_date range takes in the day, with every file whose range meets
+    theirs, and so on; their rows and id range must be those the commit recorded for all the days they
+    take in. Per-day rows then come from the lineage and Delta's statistics together. A compaction's
+    commit carries its days' lineage but loaded no file: it proves nothing.
 Anything else (a gap in the log, a lineage older than the id range, a restore) proves nothing, and the
 caller compares the rows with the file; so it can only answer `ok`, with the line the compare prints.
 """
 import json
+from functools import lru_cache
 
 from shoptoolkit.day_compare import day_verdict
 from shoptoolkit.delta_log_check import COMMIT
@@ -43,10 +48,10 @@ def recorded_checks(days, shas: dict = None) -> dict:
         if not open_days:
             break
         spans = [(action["add"], day_span(action["add"])) for action in actions if "add" in action]
-        loads, single, restored = commit_lineage(actions)
+        loads, kind, restored = commit_lineage(actions)
         for day in list(open_days):
             if day in loads:
-                verdict = proof(day, loads[day], single, spans, removed, open_days.pop(day))
+                verdict = proof(day, loads, kind, spans, removed, open_days.pop(day))
                 proven.update({day: verdict} if verdict else {})
             elif restored(day) or any(takes_in(span, day) for _, span in spans):
                 del open_days[day]
@@ -76,15 +81,18 @@ def user_metadata(actions):
 
 
 def commit_lineage(actions) -> tuple:
-    """({day: lineage entry} of the commit's loads, whether it is load_day's commit of one day, and
-    whether a restore_day commit names a day: even one that wrote nothing for it ends the proof)."""
+    """({day: lineage entry} of the commit's loads; its kind: "day" for a load of one day, "days" for
+    load_days' commit of several, "" for any other (a compaction's); and whether a restore_day commit
+    names a day: even one that wrote nothing for it ends the proof)."""
     text = user_metadata(actions)
     entries, restore = commit_loads(text or ""), restored_by(text or "")
     try:
-        single = len(entries) == 1 and "days" not in json.loads(text)
+        found = json.loads(text)
     except (TypeError, ValueError):
-        single = False
-    return ({as_date(entry["day"]): entry for entry in entries}, single,
+        found = None
+    kind = "" if not entries or not isinstance(found, dict) else (
+        "days" if set(found) == {"days"} else "day" if len(entries) == 1 and "days" not in found else "")
+    return ({as_date(entry["day"]): entry for entry in entries}, kind,
             lambda day: bool(restore) and restore[0] <= day <= restore[1])
 
 
@@ -104,22 +112,52 @@ def takes_in(span, day) -> bool:
     return span is None or span[0] <= day <= span[1]
 
 
-def proof(day, entry: dict, single: bool, spans: list, removed: set, sha_now: str):
-    """(True, line) when the load's commit (spans: its added files with their day_span) proves day as
-    the module's docstring says, else None."""
-    if entry.get("sha256") != sha_now or "lowest" not in entry:
+def proof(day, loads: dict, kind: str, spans: list, removed: set, sha_now: str):
+    """(True, line) when the load's commit (loads: its lineage by day, kind: commit_lineage's; spans: its
+    added files with their day_span) proves day as the module's docstring says, else None."""
+    entry = loads[day]
+    if entry.get("sha256") != sha_now:
         return None
-    own = [add for add, span in spans if span == (day, day)]
-    shared = [span for _, span in spans if span != (day, day) and takes_in(span, day)]
-    if shared and (not single or None in shared):
+    own, entries = day_files(day, loads, kind, spans) or (None, None)
+    if own is None:
         return None
     if any(add["path"] in removed or add.get("deletionVector") for add in own):
         return None
-    counted = files_counted(own)
-    orders = entry["rows_written"]
-    if counted != (orders, entry["lowest"], entry["highest"]):
+    if any("lowest" not in one or "rows_written" not in one for one in entries):
         return None
-    return day_verdict(day, orders, orders, {})
+    lows = [one["lowest"] for one in entries if one["rows_written"]]
+    highs = [one["highest"] for one in entries if one["rows_written"]]
+    recorded = (sum(one["rows_written"] for one in entries), min(lows, default=None), max(highs, default=None))
+    if files_counted(own) != recorded:
+        return None
+    return day_verdict(day, entry["rows_written"], entry["rows_written"], {})
+
+
+def day_files(day, loads: dict, kind: str, spans: list):
+    """(the commit's added files that hold day's rows, the lineage entries of every day they take in), or
+    None when the commit cannot say (a file without its day range, a commit that is not a load)."""
+    if kind == "day":
+        shared = [span for _, span in spans if span != (day, day) and takes_in(span, day)]
+        return None if None in shared else ([add for add, span in spans if span == (day, day)], [loads[day]])
+    if kind != "days" or any(span is None for _, span in spans):
+        return None
+    for first, last, files in merged_spans(tuple((add["path"], span) for add, span in spans)):
+        if first <= day <= last:
+            adds = [add for add, _ in spans if add["path"] in files]
+            return adds, [loads[one] for one in sorted(loads) if first <= one <= last]
+    return [], [loads[day]]
+
+
+@lru_cache(maxsize=8)
+def merged_spans(spans: tuple) -> list:
+    """[(first day, last day, {paths})]: files (path, day_span) whose day ranges share a day, together."""
+    merged = []
+    for path, (first, last) in sorted(spans, key=lambda one: one[1]):
+        if merged and first <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(last, merged[-1][1]), merged[-1][2] | {path})
+        else:
+            merged.append((first, last, {path}))
+    return merged
 
 
 def files_counted(adds) -> tuple:

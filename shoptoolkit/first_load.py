@@ -13,9 +13,11 @@ On an object store's root there is no lock: a store has no flock. A table withou
 refused as damaged, and of two first loads at once the second's commit is refused by Delta's own.
 """
 import fcntl
+import shutil
 import time
 from contextlib import contextmanager
 
+from shoptoolkit.delta_log_check import newest_commit
 from shoptoolkit.project_paths import table_path
 from shoptoolkit.storage import is_local
 
@@ -66,6 +68,16 @@ def creating():
         except OSError:  # no flock here: the write goes on, and a second first load is refused as before
             pass
         yield
+
+
+def clear_unborn() -> None:
+    """Delete the table's folder when it holds no commit and no other first load holds the lock (taken
+    exclusive meanwhile): what a first load that committed nothing leaves, its job's files. Local roots."""
+    if not is_local(table_path()) or not creating_lock().exists():
+        return
+    with open(creating_lock(), "a") as lock:
+        if took(lock, fcntl.LOCK_EX) and newest_commit(table_path() / "_delta_log") < 0:
+            shutil.rmtree(table_path(), ignore_errors=True)
 
 
 class CreatingWriter:

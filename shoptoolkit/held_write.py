@@ -1,49 +1,70 @@
-"""A big day loaded in one Spark job whose commit waits for the day's facts: the write's own tasks read the
-file's lines, check each by the Spark check's rules (file_check/rules_sql.py) and fail the job at a refused
-one; then the files it wrote, in no version yet, give the day's rows, ids' range, digest and whether an id
-comes twice, and are committed in one Delta commit, or deleted. No version ever holds a refused file.
+"""Big days loaded in one Spark job whose commit waits for their facts: the write's own tasks read the
+files' lines, check each by the Spark check's rules (file_check/in_write.py), fail the job at a refused one,
+and count each day's rows, ids' range and digest and every id as they write (an observed aggregate,
+jvm/java/shoptoolkit/DayFacts.java); then the written files, in no version yet, are committed in one Delta
+commit with that lineage, or deleted when an id came twice. No version ever holds a refused file.
 
-    from shoptoolkit.held_write import one_job_fits, held_day
-    held = held_day(spark, day)     # a HeldDay, or None: the file is refused (load_day's check words it)
-    held.commit(metadata)           # or held.abort(): the written files deleted
+    from shoptoolkit.held_write import one_job_fits, held_days
+    with held_days(spark, days, predicate) as held:  # None: a file is refused (the caller's check words it)
+        held.found[day]                              # each day's DayFile, from what the job wrote
+        held.commit(metadata)                        # else the written files are deleted on the way out
 
-The file is read once, by the job; Python streams it beside the job for its sha256 (in_python.fingerprint).
-A refused file costs its failed job, and then load_day's check of the file, which words the refusal as
-the two-pass load does. Classic sessions only: a Spark Connect client has no JVM to hold a commit in.
+Consecutive days are read by one task and written as one file (day_frames.day_groups), a big day in its
+splits. Python streams the files beside the job for their sha256 (in_python.fingerprint). A refused file
+costs its failed job, and then the caller's check of the files, which words the refusal as the two-pass
+load does. Classic sessions only: a Spark Connect client has no JVM to hold a commit in. A first load holds
+first_load's lock from its job to its commit.
 """
-import csv
+import datetime as dt
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from shoptoolkit.day_frames import split_size, splits_of
-from shoptoolkit.errors import ToolkitError
-from shoptoolkit.file_check.in_python import DayFile, decoded_lines, fingerprint, numbered_rows, read_header
+from shoptoolkit.day_frames import day_groups, split_size, splits_of
+from shoptoolkit.file_check.in_python import DayFile, fingerprint
 from shoptoolkit.file_check.in_spark import spark_sized
-from shoptoolkit.file_check.line_scan import checked_lines
-from shoptoolkit.file_check.rules_sql import line_values
+from shoptoolkit.file_check.in_write import days_rows, file_header, refused_in
+from shoptoolkit.first_load import clear_unborn, creating
 from shoptoolkit.project_paths import day_file, table_path
 from shoptoolkit.row_values import spark_digest, spark_row_hash
-from shoptoolkit.table import table_exists
-from shoptoolkit.table_schema import COLUMNS, PARTITION_COLUMN
+from shoptoolkit.storage import is_local
+from shoptoolkit.table import partition_new_table, table_exists
+from shoptoolkit.table_schema import PARTITION_COLUMN, table_ddl
 
-REFUSED = "shop-toolkit: the day's file has a refused line"  # the job's error when it meets one
-
+EPOCH = dt.date(1970, 1, 1)  # DayFacts counts a day by its days since then (Spark's unix_date)
 
 @dataclass
-class HeldDay:
-    """A day written and not committed: its file's DayFile (from what the job wrote), its rows' ids, the
-    JVM's HeldWrite (shoptoolkit/jvm/java/shoptoolkit/HeldWrite.java)."""
-    found: DayFile
+class HeldDays:
+    """Days written and not committed: each day's DayFile (from what the job wrote), the written rows' ids,
+    the JVM's HeldWrite (shoptoolkit/jvm/java/shoptoolkit/HeldWrite.java). Left unfinished, its `with`
+    deletes the files."""
+    found: dict
     orders: object
     write: object
+    lock: ExitStack = field(default_factory=ExitStack)
+    created: bool = False  # its commit would create the table: an abort leaves no folder behind
+    done: bool = False
 
     def commit(self, metadata: str) -> int:
         """Commit the written files in one Delta commit with metadata; its version."""
-        return java_call(lambda: self.write.commit(metadata))
+        with self.lock:
+            self.done = True
+            return java_call(lambda: self.write.commit(metadata))
 
     def abort(self) -> None:
-        java_call(self.write.abort)
+        with self.lock:
+            self.done = True
+            java_call(self.write.abort)
+        if self.created:
+            clear_unborn()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *error):
+        if not self.done:
+            self.abort()
 
 
 def held_write_class(spark):
@@ -55,9 +76,11 @@ def held_write_class(spark):
     return found if isinstance(found, JavaClass) else None
 
 
-def one_job_fits(spark, day) -> bool:
-    """Whether day loads in one job: a big file (checked in Spark), a table to write to, a classic session."""
-    return spark_sized([day]) and held_write_class(spark) is not None and table_exists(spark)
+def one_job_fits(spark, days) -> bool:
+    """Whether days load in one job: big files (checked in Spark), a classic session, a table to write to
+    or one to create unpartitioned on a local root (first_load's lock)."""
+    return (spark_sized(days) and held_write_class(spark) is not None
+            and (table_exists(spark) or (not partition_new_table() and is_local(table_path()))))
 
 
 def java_call(call, keep=lambda error: False):
@@ -73,77 +96,84 @@ def java_call(call, keep=lambda error: False):
         raise convert_exception(error.java_exception) from None
 
 
-def file_columns(path) -> list:
-    """The columns a file's header names, or None when Python's check would refuse its header."""
-    with path.open("rb") as raw:
-        line = raw.readline()
-    try:
-        return read_header(numbered_rows(csv.reader(decoded_lines([line], path)), path), path)
-    except ToolkitError:
-        return None
-
-
-def day_rows(spark, day, columns: list):
-    """The file's orders as the table holds them, from a plan that fails its job at the first line the
-    Spark check refuses, at a line after the first that repeats the header, and at an order it cannot
-    read as the table's types (which the two-pass load may still read)."""
-    from pyspark.sql import functions as F
-    with day_file(day).open("rb") as raw:
-        header = raw.readline().rstrip(b"\n").removeprefix(b"\xef\xbb\xbf")
-    lines = checked_lines(spark, [day_file(day)], columns, header)
-    values = line_values(F.col("order_id"), columns)
-    line_one = F.col("is_header") & (F.col("block") == 0) & (F.col("at") == 0)
-    unread = F.col("order_id").isNotNull() & (values["customer_id"].isNull() | values["amount"].isNull()
-                                             | values["ordered_at"].isNull())
-    bad = ~line_one & (F.col("refused") | F.col("opens") | F.col("is_header") | unread)
-    return (lines.where(F.when(bad, F.raise_error(F.lit(REFUSED))).otherwise(F.col("order_id").isNotNull()))
-            .select(*(values[name].alias(name) for name in COLUMNS), F.lit(day).alias(PARTITION_COLUMN)))
-
-
-def observed(rows):
-    """(rows, its Observation): the count, lowest and highest id and the digest's two sums of the rows the
-    write's own tasks write (row_values.spark_hash_sum's halves), there when the job has run."""
+def observed_facts(spark, rows):
+    """(rows, the Observation of their facts by day: DayFacts.java's text, read by day_facts), computed by
+    the write's own tasks as they write."""
     from pyspark.sql import Observation, functions as F
+    spark._jvm.shoptoolkit.DayFacts.register(spark._jsparkSession)
     facts = Observation("day_facts")
     row_hash = spark_row_hash(F.col("order_id"), F.col("customer_id"), F.col("amount"), F.unix_micros("ordered_at"))
-    return rows.observe(facts, F.count("*").alias("rows"), F.min("order_id").alias("lowest"),
-                        F.max("order_id").alias("highest"), F.sum(F.shiftright(row_hash, 32)).alias("high"),
-                        F.sum(row_hash.bitwiseAND(0xFFFFFFFF)).alias("low")), facts
+    day_facts = F.call_function("shop_day_facts", F.unix_date(PARTITION_COLUMN), F.col("order_id"), row_hash)
+    return rows.observe(facts, day_facts.alias("days")), facts
 
 
-def distinct_ids(spark, paths: list) -> int:
-    """How many distinct order ids the written files at paths hold: their ids only, counted in bitmaps by
-    bucket of ids (as line_scan.per_file counts a file's), no shuffle of the ids themselves."""
-    from pyspark.sql import functions as F
-    buckets = (spark.read.parquet(*paths).groupBy(F.bitmap_bucket_number("order_id"))
-               .agg(F.bitmap_count(F.bitmap_construct_agg(F.bitmap_bit_position("order_id"))).alias("ids")))
-    return buckets.agg(F.sum("ids")).first()[0] or 0
+def day_facts(text: str) -> tuple:
+    """(rows, distinct ids, {day: (rows, lowest id, highest, rows' digest sum)}) from DayFacts' text."""
+    first, *lines = text.split("\n")
+    rows, distinct = map(int, first.split())
+    days = {}
+    for line in lines:
+        day, count, lowest, highest, high, low = map(int, line.split())
+        days[EPOCH + dt.timedelta(days=day)] = (count, lowest, highest, (high << 32) + low)
+    return rows, distinct, days
 
 
-def held_day(spark, day):
-    """day's file written in one job and held (HeldDay), or None when the job or its ids refuse it."""
-    path, jvm_write = day_file(day), held_write_class(spark)
-    columns = file_columns(path)
-    if columns is None:
-        return None
-    with ThreadPoolExecutor(1) as beside:
-        streamed = beside.submit(fingerprint, path)
-        rows, facts = observed(day_rows(spark, day, columns))
-        with splits_of(spark, split_size(spark, path.stat().st_size)):
-            write = java_write(lambda: jvm_write.write(spark._jsparkSession, str(table_path()), rows._jdf,
-                                                       f"{PARTITION_COLUMN} = DATE'{day}'"))
-        size, sha256, _ = streamed.result()
-    if write is None:
-        return None
+def written_rows(spark, write):
+    """The rows write wrote, their ids and days (a partitioned table's day read from the files' folders)."""
     paths = [str(table_path() / unquote(added)) for added in write.added()]
-    found = facts.get
-    digest = spark_digest((found["high"] or 0) * (1 << 32) + (found["low"] or 0))
-    held = HeldDay(DayFile(path, columns, None, size, sha256, found["rows"], found["lowest"], found["highest"],
-                           None, digest), spark.read.parquet(*paths).select("order_id"), write)
-    if distinct_ids(spark, paths) < found["rows"]:
+    if not paths:
+        return spark.createDataFrame([], "order_id BIGINT, order_date DATE")
+    return (spark.read.schema(table_ddl()).option("basePath", str(table_path())).parquet(*paths)
+            .select("order_id", PARTITION_COLUMN))
+
+
+def held_days(spark, days, predicate: str):
+    """The files of days written in one job and held (HeldDays), or None when the job, a header or a
+    repeated id refuses one (no version holds any of it)."""
+    files = {day: file_header(day_file(day)) for day in days}
+    if None in files.values():
+        return None
+    lock, created = ExitStack(), not table_exists(spark)
+    if created:
+        lock.enter_context(creating())
+    with lock:  # left without a HeldWrite, the lock is let go
+        write, printed, headers, facts = written_days(spark, files, predicate)
+        held = None if write is None else HeldDays({}, written_rows(spark, write), write, lock.pop_all(), created)
+    if held is None:
+        if created:  # the failed job's files, in a folder without commits
+            clear_unborn()
+        return None
+    rows, distinct, by_day = day_facts(facts)
+    if headers != len(days) or distinct != rows:  # a header again, or an id twice
         held.abort()
         return None
+    held.found = {day: day_found(day, files[day][0], printed[day], by_day.get(day, (0, None, None, 0))) for day in days}
     return held
+
+
+def written_days(spark, files: dict, predicate: str) -> tuple:
+    """(the HeldWrite, None when a line refused the job; {day: its file's fingerprint}; the header lines the
+    job met; its facts by day, DayFacts' text) for files ({day: (columns, line 1)}) written in one job,
+    Python hashing them beside it."""
+    sizes = {day: day_file(day).stat().st_size for day in files}
+    most, jvm_write = split_size(spark, sum(sizes.values())), held_write_class(spark)
+    rows, headers = days_rows(spark, files, day_groups(sizes, most))
+    rows, facts = observed_facts(spark, rows)
+    with ThreadPoolExecutor(1) as beside:
+        streamed = beside.submit(lambda: {day: fingerprint(day_file(day)) for day in files})
+        with splits_of(spark, most):
+            write = java_write(lambda: jvm_write.write(spark._jsparkSession, str(table_path()), rows._jdf, predicate))
+        printed = streamed.result()
+    if write is None:
+        return None, printed, None, None
+    return write, printed, headers.get["lines"], facts.get["days"]
+
+
+def day_found(day, columns: list, printed: tuple, facts: tuple) -> DayFile:
+    """day's DayFile from its file's fingerprint and written_facts' facts of its rows."""
+    size, sha256, _ = printed
+    rows, lowest, highest, hashes = facts
+    return DayFile(day_file(day), columns, None, size, sha256, rows, lowest, highest, None, spark_digest(hashes))
 
 
 def java_write(call):
@@ -153,12 +183,3 @@ def java_write(call):
         return java_call(call, keep=lambda error: refused_in(error.java_exception))
     except Py4JJavaError:
         return None
-
-
-def refused_in(error) -> bool:
-    """Whether a JVM error is the job's REFUSED, or is caused by it (Spark wraps a task's error)."""
-    while error is not None:
-        if REFUSED in str(error.getMessage()):
-            return True
-        error = error.getCause()
-    return False

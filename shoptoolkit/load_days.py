@@ -4,23 +4,27 @@
     for ok, line in load_days(spark, ["2026-09-02", "2026-09-03"]):   # days 2026-09-01 and 2026-09-02
         print(line)
 
-What backfill.py --days-per-commit N does with each N run dates. Every day's file is checked line by
-line and hashed as load_day does (all in one Spark query when they are big together); a day whose
-file is missing or refused, or whose ids another day holds (in the table or earlier in the same
-commit: commit_ids.py), is left out: it keeps its old rows and its run fails with load_day's line.
-The other days land in one commit whose replaceWhere names exactly them (`order_date IN (DATE'...',
-...)`) and whose user metadata holds each day's lineage; the commit lands whole or not at all. The
-loaded days are then checked: from the commit's record in the Delta log (day_record.py), and those it
-does not prove against their files in one query.
+What backfill.py --days-per-commit N does with each N run dates. Days whose files are big together
+(from BIG_FILES) are read, checked and written in one Spark job whose commit waits for their facts
+(held_write.py). Otherwise, or when that job meets a refused line or a clash, every day's file is
+checked line by line and hashed as load_day does (in one Spark query when they are big together); a
+day whose file is missing or refused, or whose ids another day holds (in the table or earlier in the
+same commit: commit_ids.py), is left out: it keeps its old rows and its run fails with load_day's
+line. The other days land in one commit whose replaceWhere names exactly them (`order_date IN
+(DATE'...', ...)`) and whose user metadata holds each day's lineage; the commit lands whole or not at
+all, its rows in a file a run of consecutive days (day_frames.packed_days). The loaded days are then
+checked: from the commit's record in the Delta log (day_record.py), and those it does not prove
+against their files in one query.
 """
 import json
 
-from shoptoolkit.commit_ids import clashes_before, files_of, in_several_files, stored_elsewhere, without_clashes
+from shoptoolkit.commit_ids import clashes_before, in_several_files, stored_elsewhere, without_clashes
 from shoptoolkit.spark_compare import check_days
 from shoptoolkit.file_check.in_python import read_day_file
 from shoptoolkit.day_record import recorded_checks
-from shoptoolkit.day_frames import one_file_a_task, read_days
+from shoptoolkit.day_frames import packed_days, read_days
 from shoptoolkit.errors import ToolkitError, one_line
+from shoptoolkit.held_write import held_days, one_job_fits
 from shoptoolkit.jvm.expression_mode import small_day_queries
 from shoptoolkit.late_clash import day_predicate, take_back_late_clashes, version_checked
 from shoptoolkit.lineage import lineage_entry
@@ -64,18 +68,23 @@ def commit_lineage(loading) -> str:
     return json.dumps(entries[0] if len(entries) == 1 else {"days": entries}, sort_keys=True)
 
 
-def write_days(spark, passed, show=print_now) -> tuple:
+def write_days(spark, passed, show=print_now, held=None):
     """One attempt: refuse the clashing days, then replace the others in one commit; (loaded, refused).
-    A day whose id another writer stored on another day while this one was on its way is taken back."""
+    A day whose id another writer stored on another day while this one was on its way is taken back.
+    held: the days written in one job (held_write.py), committed only if no day clashes, else None."""
     checked_at = version_checked(spark)
     elsewhere, shared = stored_elsewhere(spark, passed), in_several_files(spark, passed)
     loading, refused = without_clashes(spark, passed, elsewhere, shared)
+    if held is not None and refused:
+        return None  # the held files are deleted; the two-pass way words the clash
     if loading:
         days, metadata = [day for _, day, _ in loading], commit_lineage(loading)
-        writer = (files_of(spark, loading).write.format("delta")
-                  .mode("overwrite").option("replaceWhere", days_predicate(days)).option("userMetadata", metadata))
-        with one_file_a_task(spark):  # a day's rows in files of its own: a later rerun of it rewrites no other day
-            new_table_layout(spark, writer).save(str(table_path()))
+        if held is not None:
+            held.commit(metadata)
+        else:
+            writer = (packed_days(spark, [(day, found) for _, day, found in loading]).write.format("delta")
+                      .mode("overwrite").option("replaceWhere", days_predicate(days)).option("userMetadata", metadata))
+            new_table_layout(spark, writer).save(str(table_path()))  # a file a run of consecutive days
         late = take_back_late_clashes(spark, checked_at, metadata,
                                       lambda table: clashes_before(spark, loading, table), show)
         refused.update({run_date: late[day] for run_date, day, _ in loading if day in late})
@@ -83,20 +92,61 @@ def write_days(spark, passed, show=print_now) -> tuple:
     return loading, refused
 
 
+def in_one_job(spark, passed, show=print_now):
+    """One attempt at the days of passed ([(run date, day, None)], their files there) read, checked and
+    written in one job (held_write.py): write_days' (loaded, refused), or None when a file or a clash
+    refuses a day (nothing is committed; the two-pass way words why)."""
+    days = [day for _, day, _ in passed]
+    held = held_days(spark, days, days_predicate(days))
+    if held is None:
+        return None
+    with held:  # its files are deleted unless committed
+        return write_days(spark, [(run_date, day, held.found[day]) for run_date, day, _ in passed], show, held)
+
+
+def present_runs(run_dates) -> tuple:
+    """([(run date, day, None)] of the runs whose file is there, {run date: why not} of the others)."""
+    present, missing = [], {}
+    for run_date in map(as_date, run_dates):
+        day = day_loaded_by(run_date)
+        if day_file(day).exists():
+            present.append((run_date, day, None))
+        else:
+            missing[run_date] = f"no file {shown(day_file(day))} for run {run_date}"
+    return present, missing
+
+
+def written(spark, run_dates, what: str, show) -> tuple:
+    """(passed, refused, (loaded, clashed) or the error that stopped the commit): in one job when the days
+    fit it and no file or clash refuses one, else checked (checked_files), then written."""
+    passed, refused = present_runs(run_dates)
+    try:
+        fits = bool(passed) and one_job_fits(spark, [day for _, day, _ in passed])
+        done = retrying(lambda: in_one_job(spark, passed, show), what, show) if fits else None
+        if done is not None:
+            return passed, refused, done
+    except Exception as error:  # nothing of the commit landed
+        return passed, refused, error
+    passed, refused = checked_files(spark, run_dates)
+    try:
+        return passed, refused, retrying(lambda: write_days(spark, passed, show), what, show) if passed else ([], {})
+    except Exception as error:
+        return passed, refused, error
+
+
 @small_day_queries
 def load_days(spark, run_dates, what: str = "", show=print_now) -> tuple:
     """Load the days of run_dates in one commit and check them; return (days committed, [(run date, ok, line)])
     in run order. what names the commit in the lines (`commit 2 of 5`); a lost write conflict is retried."""
     what = what or f"commit of {len(run_dates)} runs"
-    passed, refused = checked_files(spark, run_dates)
+    passed, refused, done = written(spark, run_dates, what, show)
     lines = {run_date: (False, f"run {run_date} failed: {why} (left out of {what})")
              for run_date, why in refused.items()}
-    try:
-        loaded, clashed = retrying(lambda: write_days(spark, passed, show), what, show) if passed else ([], {})
-    except Exception as error:  # nothing of the commit landed: each of its runs fails with the reason
-        loaded, clashed = [], {}
-        lines.update({run_date: (False, f"run {run_date} failed: {one_line(error)} ({what}, not written)")
+    if isinstance(done, Exception):  # each run of the commit fails with the reason
+        lines.update({run_date: (False, f"run {run_date} failed: {one_line(done)} ({what}, not written)")
                       for run_date, _, _ in passed})
+        done = ([], {})
+    loaded, clashed = done
     lines.update({run_date: (False, f"run {run_date} failed: {why} (left out of {what})")
                   for run_date, why in clashed.items()})
     lines.update(run_lines(spark, loaded, what))

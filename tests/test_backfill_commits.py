@@ -8,7 +8,9 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from shoptoolkit import commit_ids, load_days
+from shoptoolkit import load_days
+from shoptoolkit.day_record import recorded_checks
+from shoptoolkit.file_check import in_spark
 from backfill import main as backfill_main
 from check_month import check_month
 from conftest import LATE_ORDER, SEP_15, append_line, table_rows, table_version
@@ -21,6 +23,15 @@ from shoptoolkit.project_paths import day_file
 from restore_day import restore_days
 
 SEPTEMBER = ["2026-09-02", "2026-10-01"]
+
+
+@pytest.fixture(params=["two passes", "one job"])
+def way(request, monkeypatch):
+    """The commit checked, then written (a file a run of days), or with every file counted big: read,
+    checked and written in one job (held_write.py), the two-pass way only for a refused file or a clash."""
+    if request.param == "one job":
+        monkeypatch.setattr(in_spark, "SPARK_CHECK_BYTES", 0)
+    return request.param
 CONFLICT = r"DELTA_CONCURRENT_APPEND\.WITHOUT_HINT"
 
 
@@ -46,7 +57,9 @@ def expected_run_line(template_lines, place: int, total: int, what: str) -> str:
 
 
 def test_september_in_one_commit_prints_each_run_and_holds_what_30_commits_hold(
-        days, spark, september_template, capsys):
+        days, spark, september_template, capsys, way, monkeypatch):
+    if way == "one job":
+        monkeypatch.setattr(load_days, "checked_files", None)  # the two-pass check is not called
     code, lines = backfilled(*SEPTEMBER, "--days-per-commit", "all")
     assert code == 0
     per_run = (september_template / "backfill.out").read_text(encoding="utf-8").splitlines()
@@ -67,6 +80,9 @@ def test_september_in_one_commit_prints_each_run_and_holds_what_30_commits_hold(
     assert [(entry["run_date"], entry["day"], entry["rows_written"]) for entry in lineage[:2]] == [
         ("2026-09-02", "2026-09-01", 4), ("2026-09-03", "2026-09-02", 5)]
     assert [found.loaded for found in day_states(spark, "2026-09-01", "2026-09-30")] == lineage
+    added = [action for action in history_frame(spark, 1).first().operationMetrics.items() if action[0] == "numFiles"]
+    assert added == [("numFiles", "1")]  # the month's small days in one file, each proven by the record
+    assert len(recorded_checks([dt.date(2026, 9, day) for day in range(1, 31)])) == 30
 
 
 def test_seven_days_a_commit_makes_five_commits_each_named_in_the_history(days, spark, capsys):
@@ -85,7 +101,7 @@ def test_seven_days_a_commit_makes_five_commits_each_named_in_the_history(days, 
         "| 7 files\n")
 
 
-def test_a_missing_and_a_refused_day_keep_their_old_rows_and_the_other_days_land(september, spark):
+def test_a_missing_and_a_refused_day_keep_their_old_rows_and_the_other_days_land(september, spark, way):
     before = table_rows(spark)
     day_file(dt.date(2026, 9, 20)).unlink()
     append_line(dt.date(2026, 9, 10), "2999,C01,abc,2026-09-10T10:00:00")
@@ -112,7 +128,7 @@ def test_a_missing_and_a_refused_day_keep_their_old_rows_and_the_other_days_land
     assert "2026-09-08" in predicate and "2026-09-10" not in predicate and "2026-09-20" not in predicate
 
 
-def test_an_id_on_two_days_of_one_commit_refuses_the_later_day_only(days, spark):
+def test_an_id_on_two_days_of_one_commit_refuses_the_later_day_only(days, spark, way):
     append_line(dt.date(2026, 9, 5), "2011,C07,61.75,2026-09-05T09:20:12")  # 2011 is 3 September's
     code, lines = backfilled("2026-09-02", "2026-09-07", "--days-per-commit", "all")
     assert code == 1
@@ -136,13 +152,13 @@ def test_an_id_stored_on_a_day_outside_the_commit_is_refused(september, spark):
 def test_a_commit_that_fails_in_its_write_lands_nothing(september, spark, monkeypatch):
     """One file is spoilt after its line check, so Spark's read fails inside the commit's write job."""
     before, version = table_rows(spark), table_version(spark)
-    read_days = commit_ids.read_days
+    packed_days = load_days.packed_days
 
     def spoil_then_read(spark, found_days):
         with open(day_file(dt.date(2026, 9, 12)), "a", encoding="utf-8") as handle:
             handle.write("2998,C01,not-a-number,2026-09-12T10:00:00\n")
-        return read_days(spark, found_days)
-    monkeypatch.setattr(commit_ids, "read_days", spoil_then_read)
+        return packed_days(spark, found_days)
+    monkeypatch.setattr(load_days, "packed_days", spoil_then_read)
     code, lines = backfilled("2026-09-11", "2026-09-14", "--days-per-commit", "all")
     assert code == 1
     assert all(re.fullmatch(r"\d/4 run 2026-09-1\d failed: .+ \(commit 1 of 1, not written\)", line)
@@ -197,8 +213,8 @@ def test_a_commit_that_loses_a_write_conflict_is_tried_again(september, spark, m
     """The commit's rows are held inside its transaction while another writer commits: it loses, on purpose."""
     hold = tmp_path / "hold"
     hold.mkdir()
-    read_days = commit_ids.read_days
-    monkeypatch.setattr(commit_ids, "read_days", lambda spark, found: held(read_days(spark, found), hold, "commit"))
+    packed_days = load_days.packed_days
+    monkeypatch.setattr(load_days, "packed_days", lambda spark, found: held(packed_days(spark, found), hold, "commit"))
     append_line(SEP_15, LATE_ORDER)
     shown = []
     with ThreadPoolExecutor(1) as pool:
@@ -235,3 +251,36 @@ def test_only_the_files_whose_id_ranges_meet_are_looked_at_for_shared_ids():
               entry(6, None, None, 0), entry(7, 11, 19)]
     assert [day for _, day, _ in overlapping(passed)] == [1, 2, 3, 4]
     assert overlapping(passed[4:]) == []
+
+
+def test_a_first_load_refused_in_one_job_leaves_no_folder_and_the_other_days_land(days, spark, monkeypatch):
+    """No table yet: the one job meets the bad line and commits nothing, its files and folder are deleted,
+    and the two-pass way refuses the day in its words and creates the table with the others."""
+    monkeypatch.setattr(in_spark, "SPARK_CHECK_BYTES", 0)
+    append_line(dt.date(2026, 9, 3), "2999,C01,abc,2026-09-03T10:00:00")
+    bad_line = len(day_file(dt.date(2026, 9, 3)).read_text(encoding="utf-8").splitlines())
+    code, lines = backfilled("2026-09-02", "2026-09-05", "--days-per-commit", "all")
+    assert code == 1
+    assert lines[2] == (f"3/4 run 2026-09-04 failed: landing/orders/2026-09-03.csv line {bad_line}: amount 'abc' "
+                        "is not a number like 19.99 (left out of commit 1 of 1)")
+    assert re.fullmatch(r"ran 4 runs in 1 commit, 1 failed \(2026-09-04\); orders_daily has 3 days, \d+ orders",
+                        lines[-1]), lines[-1]
+    assert table_version(spark) == 0
+
+
+def test_a_day_of_a_packed_month_is_rerun_alone_and_upkeep_packs_the_month_again(days, spark, capsys):
+    """September in one commit is one file; a rerun of the 15th replaces its rows only (the other days' rows
+    are copied into a new file, not counted as written), the month's other days still check ok, and
+    upkeep makes the two files one again."""
+    import upkeep
+    assert backfilled(*SEPTEMBER, "--days-per-commit", "all")[0] == 0
+    others = [row for row in table_rows(spark) if row[4] != SEP_15]
+    append_line(SEP_15, LATE_ORDER)
+    assert load_day(spark, "2026-09-16") == "run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"
+    assert [row for row in table_rows(spark) if row[4] != SEP_15] == others
+    assert history_main(["--limit", "1"]) == 0
+    assert capsys.readouterr().out.startswith("version 1 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16")
+    assert check_month(spark, "2026-09") == (True, ["ok 2026-09: all 30 days match their files, 131 orders"])
+    assert re.sub(r" \([\d,]+ bytes\)", "", upkeep.upkeep(spark, "2026-10-01", vacuum=False)[0]) == (
+        "compacted 2026-09: 30 days in 2 files -> 1 file; version 2")
+    assert check_month(spark, "2026-09") == (True, ["ok 2026-09: all 30 days match their files, 131 orders"])

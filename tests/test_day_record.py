@@ -133,6 +133,7 @@ def found_in_log(folder, commits):
 
 LOAD = [loaded(), added("a.parquet", "2026-09-15", "2026-09-15")]
 OTHER_DAY = [added("b.parquet", "2026-09-16", "2026-09-16")]
+TWO_DAYS = [loaded(("2026-09-15", "2026-09-16")), added("a.parquet", "2026-09-15", "2026-09-16", rows=4)]
 LOGS = {
     "a load": ([LOAD], OK_LOG),
     "a load, then another day's file": ([LOAD, OTHER_DAY], OK_LOG),
@@ -147,10 +148,22 @@ LOGS = {
                                                                    deletionVector={"storageType": "u"})]], None),
     "a load of one day beside the month's rows Delta copied": (
         [LOAD + [added("m.parquet", "2026-09-01", "2026-09-30", rows=50, low=1, high=99)]], OK_LOG),
-    "a commit of two days whose file holds both": ([[loaded(("2026-09-15", "2026-09-16")),
-                                                     added("a.parquet", "2026-09-15", "2026-09-16", rows=4)]], None),
+    "a commit of two days whose file holds both": ([TWO_DAYS], OK_LOG),
+    "a commit of two days, then a file of the other day": ([TWO_DAYS, [added("b.parquet", "2026-09-16", "2026-09-16")]],
+                                                           OK_LOG),
+    "a commit of two days, then their file removed": ([TWO_DAYS, [{"remove": {"path": "a.parquet"}}]], None),
+    "a commit of two days whose file lacks a row": ([TWO_DAYS[:1] + [added("a.parquet", "2026-09-15", "2026-09-16",
+                                                                           rows=3)]], None),
+    "a commit of two days whose file has a deletion vector": ([TWO_DAYS[:1] + [added(
+        "a.parquet", "2026-09-15", "2026-09-16", rows=4, deletionVector={"storageType": "u"})]], None),
     "a commit of two days, a file of the day and one that takes it in": (
-        [[loaded(("2026-09-15", "2026-09-16"))] + LOAD[1:] + [added("x.parquet", "2026-09-15", "2026-09-16")]], None),
+        [[loaded(("2026-09-15", "2026-09-16"))] + LOAD[1:] + [added("x.parquet", "2026-09-15", "2026-09-16")]], OK_LOG),
+    "a commit of two days, a file of the day and one of both short of a row": (
+        [[loaded(("2026-09-15", "2026-09-16"))] + LOAD[1:] + [added("x.parquet", "2026-09-15", "2026-09-16", rows=1)]],
+        None),
+    "a compaction's commit, which carries the days' lineage": (
+        [[{"commitInfo": {"userMetadata": json.dumps({"upkeep": "compacted 2026-09", "days": json.loads(
+            TWO_DAYS[0]["commitInfo"]["userMetadata"])["days"]})}}] + TWO_DAYS[1:]], None),
     "a load of a file that has changed since": ([[loaded(sha256="0" * 64)] + LOAD[1:]], None),
     "a lineage without the id range": ([[{"commitInfo": {"userMetadata": json.dumps(
         {"day": "2026-09-15", "sha256": hashlib.sha256(LINES).hexdigest(), "rows_written": 2})}}] + LOAD[1:]], None),

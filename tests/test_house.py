@@ -17,7 +17,8 @@ TOP = {f"{name}.py" for name in SCRIPTS | {"delta_session"}} | {
     "pipelines", "notebooks", "docs", "bench", "shoptoolkit"}
 JVM = {"shoptoolkit.jvm.spark_jvm", "shoptoolkit.jvm.expression_mode", "shoptoolkit.jvm.class_archive",
        "shoptoolkit.jvm.log_store", "shoptoolkit.jvm.s3_connector"}
-FILE_CHECK = {f"shoptoolkit.file_check.{name}" for name in ("in_python", "in_spark", "line_scan", "rules_sql")}
+FILE_CHECK = {f"shoptoolkit.file_check.{name}" for name in ("in_python", "in_spark", "in_write", "line_scan",
+                                                                   "rules_sql")}
 STORAGE = {f"shoptoolkit.storage.{name}" for name in ("object_path", "stores")}
 
 # The bands, bottom up: the package's shared helpers (with the JVM's, the file check's and the storage's),

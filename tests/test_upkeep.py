@@ -21,7 +21,7 @@ from load_day import load_day
 from make_days import make_days
 from partition_table import partition_by_day
 from restore_day import main as restore_main, restore_days
-from shoptoolkit import compaction
+from shoptoolkit import compaction, day_frames
 from shoptoolkit.day_states import day_states
 from shoptoolkit.project_paths import day_file, table_path
 from shoptoolkit.reprocess import dates_to_run
@@ -47,7 +47,11 @@ def answers(spark) -> dict:
 def test_a_compacted_year_answers_as_before_and_a_rerun_or_an_undo_still_work(spark, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     make_days(*YEAR)
+    # a file a day, as a year loaded a commit a run leaves it (one commit packs consecutive days in a file)
+    monkeypatch.setattr(day_frames, "day_groups", lambda sizes, most: [[day] for day in sorted(sizes)])
     backfill(spark, "2025-10-02", "2026-10-01", show=lambda _: None, days_per_commit=0)  # version 0
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
     for run in ("2025-11-06", "2026-02-11", "2026-07-21"):  # reruns: versions 1, 2, 3
         load_day(spark, run)
     append_line(SEP_15, LATE_ORDER)
