@@ -92,6 +92,7 @@ bench: test-setup
 	$(PY) bench/bench_scale.py
 	$(PY) bench/bench_engine.py
 	$(PY) bench/bench_cold_day.py
+	$(PY) bench/bench_refused.py
 	$(PY) bench/bench_jit.py
 	$(PY) bench/bench_upkeep.py
 	$(PY) bench/bench_cluster.py
