@@ -5,28 +5,28 @@
     python bench/bench_engine.py --only big-day --session untold    # one kind of session only
     python bench/bench_engine.py --only big-day --session told --orders 5000000   # a day of 5 M orders
 
-Rough times on 2 cores: crossover 4 minutes, big-day 6, year 8, september 12. Each part but september
-works in a temporary root, in one Spark session. Its ways alternate (a, b, a, b); a ratio compares each
-way's best try of the same run. The references (engine_refs.py) write
-tables of their own, never orders_daily. A try's line ends with the peak memory (VmHWM) of Python and
-of the driver's JVM, reset before each try where Linux allows it (side_by_side.py).
+Rough times on 2 cores: crossover 4 minutes, big-day 6, year 8, september 12. Each part but september works
+in a temporary root, in one Spark session. Its ways alternate (a, b, a, b); a ratio compares each way's best
+try of the same run. The references (engine_refs.py) write tables of their own, never orders_daily. A try's
+line ends with the peak memory (VmHWM) of Python and of the driver's JVM, reset before each try where Linux
+allows it (side_by_side.py).
 
-crossover: the check of one day's file alone, Python's (read_day_file) against Spark's
-(checked_in_spark), alternating, on days of 25,000 to 400,000 orders, in a session with Java's full JIT
-(as a script's for a day from BIG_FILES on): the smallest day on which Spark's is the faster.
-big-day: a day of 1,000,000 orders (bench_scale.py's file), after a small day. The toolkit's load_day
-then check_day, three tries each, against plain Spark reading the file with the table's schema, replacing the day
-(replaceWhere on a DATE literal) and counting; target 1.3x. Then delta-rs twice, if deltalake is
-installed (requirements/bench.txt): a write, a count and a check that no order id repeats. It runs in
-three kinds of session, each in a process of its own (SESSIONS): made with no days, as a notebook makes
-it; made knowing its day, as load_day.py makes it; and with Java's C1 compiler alone whatever it was told,
-as a notebook's was before sessions that last got the full JIT (docs/session.md).
-year: 365 days of 10,000 orders (bench_commits.py's big-year files), after a warm-up. The toolkit's
-backfill in one commit against plain Spark's one replaceWhere commit of the 365 files, each try into
-an empty table; target 1.5x.
-september: bench_commits.py's September (a commit a run, then one commit) in this tree and in a
-checkout of --against (default BEFORE, the last commit whose every check ran in Python), alternating,
-each in a process of its own: small days must not be more than 5% slower.
+crossover: load_day of one day, its file checked in Python and then read and written, against the one job
+that reads, checks and writes it (held_write.py), alternating, on days of 25,000 to 400,000 orders, in a
+session with Java's full JIT: the smallest day on which the one job is the faster.
+big-day: a day of 1,000,000 orders (bench_scale.py's file), after a small day. The toolkit's load_day then
+check_day, three tries each, against plain Spark reading the file with the table's schema, replacing the day
+(replaceWhere on a DATE literal) and counting; target 1.3x. Then delta-rs twice, if deltalake is installed
+(requirements/bench.txt): a write, a count and a check that no order id repeats. It runs in three kinds of
+session, each in a process of its own (SESSIONS): made with no days, as a notebook makes it; made knowing
+its day, as load_day.py makes it; and with Java's C1 compiler alone whatever it was told, as a notebook's
+was before sessions that last got the full JIT (docs/session.md).
+year: 365 days of 10,000 orders (bench_commits.py's big-year files), after a warm-up. The toolkit's backfill
+in one commit against plain Spark's one replaceWhere commit of the 365 files, each try into an empty table;
+target 1.5x.
+september: bench_commits.py's September (a commit a run, then one commit) in this tree and in a checkout of
+--against (default BEFORE, the last commit whose every check ran in Python), alternating, each in a process
+of its own: small days must not be more than 5% slower.
 """
 import argparse
 import datetime as dt
@@ -98,30 +98,31 @@ def big_day(spark, kind: str = "told", orders: int = BIG_ROWS) -> list:
     return against_plain(found, DAY_TARGET) + [f"reference, delta-rs (no JVM), with a count and an id check: {rust:.1f} s"]
 
 
-def timed(check, day) -> tuple:
-    began = time.perf_counter()
-    check(day)
-    return time.perf_counter() - began, ""
-
-
 def crossover(spark) -> list:
-    from shoptoolkit.file_check.in_python import read_day_file
-    from shoptoolkit.file_check.in_spark import checked_in_spark
-    def in_spark(day):
-        return checked_in_spark(spark, [day])[day].found.count
+    from shoptoolkit.file_check import in_spark
+    make_days()
+    load_day(spark, "2026-09-02")  # a table to load into
+
+    def loaded(check_from: int) -> tuple:
+        in_spark.SPARK_CHECK_BYTES = check_from
+        began = time.perf_counter()
+        load_day(spark, BIG_RUN)
+        return time.perf_counter() - began, ""
+    ways = {"Python": partial(loaded, 1 << 62), "one job": partial(loaded, 0)}
     write_big_day(BIG_DAY, 100_000)
-    tries({"Python": partial(timed, read_day_file, BIG_DAY), "Spark": partial(timed, in_spark, BIG_DAY)}, 1)
+    tries(ways, 1)
     lines, first = [], None
     for orders in (25_000, 50_000, 100_000, 200_000, 400_000):
         write_big_day(BIG_DAY, orders)
         size = day_file(BIG_DAY).stat().st_size
         print(f" {orders:,} orders, {size:,} bytes:", flush=True)
-        found = tries({"Python": partial(timed, read_day_file, BIG_DAY), "Spark": partial(timed, in_spark, BIG_DAY)})
-        python, in_engine = best(found, "Python"), best(found, "Spark")
-        lines.append(f"{orders:>9,} orders ({size / 1e6:.1f} MB): Python {python:.2f} s, Spark {in_engine:.2f} s")
-        first = first or (size if in_engine <= python else None)
-    return lines + [f"Spark's check is the faster from {first:,} bytes on" if first
-                    else "Spark's check was not the faster on any of these days"]
+        found = tries(ways)
+        python, one_job = best(found, "Python"), best(found, "one job")
+        lines.append(f"{orders:>9,} orders ({size / 1e6:.1f} MB): Python's check and the write {python:.2f} s, "
+                     f"one job {one_job:.2f} s")
+        first = first or (size if one_job <= python else None)
+    return lines + [f"the one job is the faster from {first:,} bytes on" if first
+                    else "the one job was not the faster on any of these days"]
 
 
 def backfilled(spark, first, last, per_commit: int) -> tuple:

@@ -24,11 +24,11 @@ ROOT_ENV = "SHOP_ROOT"
 LANDING = Path("landing") / "orders"
 LAKE = Path("lake")
 LOGS = Path("logs")
-# The crossover of the file check (docs/benchmarks.md, "Checks inside Spark"): from this many bytes of day
-# files (a day's, or a commit's together; about 360,000 orders) a run checks them inside Spark
-# (file_check/in_spark.py) rather than in Python, and a script's own driver gets Java's full JIT
-# (delta_session.py), which halves that check's time.
-BIG_FILES = 14_000_000
+# The crossover of a load (docs/benchmarks.md, "Many days in one job"): from this many bytes of day files (a
+# day's, or a commit's together; about 150,000 orders) a run loads them in one Spark job that checks them
+# (held_write.py), or checks them inside Spark (file_check/in_spark.py), rather than in Python first, and a
+# script's own driver gets Java's full JIT (delta_session.py).
+BIG_FILES = 6_000_000
 
 
 def local_folder(folder):
