@@ -24,7 +24,7 @@ from urllib.parse import unquote
 from shoptoolkit.day_frames import day_groups, split_size, splits_of
 from shoptoolkit.file_check.in_python import DayFile, fingerprint
 from shoptoolkit.file_check.in_spark import spark_sized
-from shoptoolkit.file_check.in_write import days_rows, file_header, refused_in
+from shoptoolkit.file_check.in_write import REFUSED, days_rows, file_header, refused_in
 from shoptoolkit.first_load import clear_unborn, creating
 from shoptoolkit.project_paths import day_file, table_path
 from shoptoolkit.row_values import spark_digest, spark_row_hash
@@ -136,12 +136,15 @@ def held_days(spark, days, predicate: str):
     lock, created = ExitStack(), not table_exists(spark)
     if created:
         lock.enter_context(creating())
-    with lock:  # left without a HeldWrite, the lock is let go
-        write, printed, headers, facts = written_days(spark, files, predicate)
-        held = None if write is None else HeldDays({}, written_rows(spark, write), write, lock.pop_all(), created)
-    if held is None:
-        if created:  # the failed job's files, in a folder without commits
+    held = None
+    try:
+        with lock:  # left without a HeldWrite, the lock is let go
+            write, printed, headers, facts = written_days(spark, files, predicate)
+            held = None if write is None else HeldDays({}, written_rows(spark, write), write, lock.pop_all(), created)
+    finally:
+        if held is None and created:  # the failed job's files, in a folder without commits
             clear_unborn()
+    if held is None:
         return None
     rows, distinct, by_day = day_facts(facts)
     if headers != len(days) or distinct != rows:  # a header again, or an id twice
@@ -177,9 +180,15 @@ def day_found(day, columns: list, printed: tuple, facts: tuple) -> DayFile:
 
 
 def java_write(call):
-    """call()'s HeldWrite, or None when its job met a refused line (REFUSED); other errors as java_call's."""
+    """call()'s HeldWrite, or None when its job met a refused line (REFUSED); other errors as java_call's.
+    PySpark may have turned the JVM's error into its own already (a SparkRuntimeException it knows)."""
     from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
     try:
         return java_call(call, keep=lambda error: refused_in(error.java_exception))
     except Py4JJavaError:
         return None
+    except PySparkException as error:
+        if REFUSED in str(error):
+            return None
+        raise
