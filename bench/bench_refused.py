@@ -8,6 +8,7 @@ A big file is read, checked and written in one job (shoptoolkit/held_write.py). 
 job, and then the check reads the file again to word the refusal; a repeated id is counted by the job
 itself, its written files deleted, and the check words it the same way. No version holds either file.
 """
+import argparse
 import datetime as dt
 import os
 import sys
@@ -46,7 +47,8 @@ def loaded(spark, last_line: str = "") -> tuple:
     return time.perf_counter() - began, f" ({line[:90]})"
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
     print(f"== refused big files, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
           f"load average {os.getloadavg()[0]:.2f}", flush=True)
     with tempfile.TemporaryDirectory() as folder, root_at(folder):
