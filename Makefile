@@ -13,8 +13,8 @@ $(VENV)/.installed: requirements.txt requirements/connect.txt requirements/uv.tx
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -r requirements/uv.txt
 	$(INSTALL) -r requirements.txt -r requirements/connect.txt
-	$(PY) -m shoptoolkit.jvm.class_archive
-	$(PY) -m shoptoolkit.jvm.log_store
+	$(PY) -m shoptoolkit.engine.class_archive
+	$(PY) -m shoptoolkit.engine.log_store
 	touch $@
 
 # Make September's files, backfill it in one Spark session, check the month.
@@ -50,12 +50,12 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 	touch $@
 
 # pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first); moto's S3
-# server and the S3 connector (shoptoolkit/jvm/s3_connector.py) for the tests on a bucket.
+# server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket.
 test-setup: $(VENV)/.test-installed
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 	$(INSTALL) -r requirements/test.txt
-	$(PY) -m shoptoolkit.jvm.s3_connector
+	$(PY) -m shoptoolkit.storage.s3_connector
 	touch $@
 
 # Includes the Airflow tests (pytest -m "not airflow" leaves them out), the Databricks bundle's and

@@ -9,7 +9,7 @@ closing line ends with the whole backfill's time, Spark's start included. A fail
 a failed check) is reported and the backfill goes on with the next date, as an orchestrator's backfill
 does; the closing line counts and names the failed run dates, and the exit code is 1 if any failed.
 With --days-per-commit N the days go to the table N at a time, each N in one commit checked in one query
-(load_days.py); a run's line then ends with its commit, each commit has a line of its own, and the
+(commit_days.py); a run's line then ends with its commit, each commit has a line of its own, and the
 closing line counts the commits. Rerunning it, or starting over after a stop, ends with the same table.
 
     python backfill.py 2026-09-02 2026-10-01 --reprocess changed   # only days whose data is not right
@@ -17,7 +17,7 @@ closing line counts the commits. Rerunning it, or starting over after a stop, en
 
 --reprocess chooses the run dates from the state of the day each loads (see reprocess.py); the closing line
 counts the skipped ones. --dry-run prints the choice and writes nothing. On s3a://, runs at once are
-refused when the store would let two writers commit one version (shoptoolkit/commit_safety.py).
+refused when the store would let two writers commit one version (shoptoolkit/storage/commit_safety.py).
 """
 import argparse
 import re
@@ -27,12 +27,12 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from delta_session import TABLE, delta_spark, orders_table, table_exists
-from shoptoolkit.commit_safety import refuse_writers_at_once
-from shoptoolkit.errors import one_line, run_main
-from shoptoolkit.load_days import load_days
-from shoptoolkit.reprocess import REPROCESS, dates_to_run, dry_run
-from shoptoolkit.run_args import add_root, add_verbose, check_range, day_loaded_by, parse_date, parse_days_per_commit, run_dates
-from shoptoolkit.table_schema import PARTITION_COLUMN
+from shoptoolkit.run_args import (add_root, add_verbose, check_range, day_loaded_by, one_line, parse_date,
+                                  parse_days_per_commit, run_dates, run_main)
+from shoptoolkit.storage import refuse_writers_at_once
+from shoptoolkit.table import PARTITION_COLUMN
+from shoptoolkit.truth import REPROCESS, dates_to_run, dry_run
+from shoptoolkit.writing import load_days
 from check_day import check_day
 from load_day import load_day, load_retrying
 
@@ -62,7 +62,7 @@ def backfill(spark, first, last, show=print, reprocess="all", workers=1, planned
     """Run the dates from first to last that reprocess chooses (all: every one), workers at once;
     show each run's line; return (failed dates, closing line). planned(n), if given, hears how
     many runs there will be before the first one starts. days_per_commit other than 1 loads the
-    days in commits of up to that many days each (0: all in one commit), see load_days.py."""
+    days in commits of up to that many days each (0: all in one commit), see commit_days.py."""
     table_exists(spark)  # a damaged table stops the backfill in one line, before its first run
     dates = dates_to_run(spark, first, last, reprocess)
     if planned is not None:

@@ -5,7 +5,7 @@
 
 Prints `ok ...` (exit 0) or a line starting with `PROBLEM` that says what is wrong (exit 1). When the
 day's rows are still those its latest load wrote, and its file unchanged, the Delta log proves it
-(shoptoolkit/day_record.py, docs/check.md) and no data file is read, nor Spark started unless the
+(shoptoolkit/truth/day_record.py, docs/check.md) and no data file is read, nor Spark started unless the
 session is elsewhere (SPARK_REMOTE, SPARK_MASTER); anything else that touched the day, whoever wrote
 it, sends the check to the comparison: each order's id, customer, amount and time (UTC).
 """
@@ -13,30 +13,24 @@ import argparse
 import os
 
 from delta_session import delta_spark, small_day_queries
-from shoptoolkit.day_compare import checked_file, compare_checked, rows_of_day, stored_rows, without_file
-from shoptoolkit.day_record import recorded_checks
-from shoptoolkit.errors import run_main
-from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
-from shoptoolkit.file_check.in_spark import spark_sized
-from shoptoolkit.spark_compare import IDS_IN_PYTHON, compare_in_spark
-from shoptoolkit.spark_settings import DATABRICKS_ENV
+from shoptoolkit.engine import DATABRICKS_ENV
+from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date, run_main
+from shoptoolkit.table import orders_table
+from shoptoolkit.truth import DayTruth
 
 
 @small_day_queries
-def check_day(spark, run_date, deep: bool = False):
+def check_day(spark, run_date, deep: bool = False, truth=None):
     """Compare the day run_date loads with its file; return (ok, message). The load's record in the Delta
     log answers when it proves the day (not with deep); else a big file is checked and compared inside
-    Spark: only counts and the first differing ids come back."""
+    Spark: only counts and the first differing ids come back. truth: the day's DayTruth when the caller
+    has taken its facts already (a terminal run's)."""
     day = day_loaded_by(as_date(run_date))
-    recorded = {} if deep else recorded_checks([day])
-    if day in recorded:
-        return recorded[day]
-    found, why = checked_file(day, spark)
-    if found and (found.order_ids is None or found.count > IDS_IN_PYTHON):
-        return compare_in_spark(spark, found, day)
-    if not found and spark_sized([day]):
-        return without_file(day, why, rows_of_day(spark, day))
-    return compare_checked(day, found, why, stored_rows(spark, day, day).get(day, []))
+    truth = truth or DayTruth([day], deep)
+    if day in truth.proven():
+        return truth.proven()[day]
+    found = truth.states(spark, lineage=False, table=orders_table(spark))[0]  # no table: its one-line error
+    return found.matches, found.message
 
 
 def not_local() -> bool:
@@ -57,10 +51,10 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def body():
-        day = day_loaded_by(args.run_date)
-        recorded = {} if args.deep or not_local() else recorded_checks([day])
-        ok, message = recorded.get(day) or check_day(delta_spark("check_day", commits=0, days=[day]), args.run_date,
-                                                      args.deep)
+        truth = DayTruth([day_loaded_by(args.run_date)], args.deep)
+        recorded = {} if not_local() else truth.proven()  # the log and the file, before Spark starts
+        ok, message = recorded.get(truth.days[0]) or check_day(delta_spark("check_day", commits=0, days=truth.days),
+                                                                args.run_date, args.deep, truth)
         print(message)
         return 0 if ok else 1
     return run_main(body, args.verbose)

@@ -5,7 +5,7 @@
     python check_month.py 2026-09 --json     # every day's state and the lines, as one JSON object
 
 Every day counts, also one with no file and no rows. Draws the month as a calendar with each day's
-state (day_states.py says what each means), then a PROBLEM line per day that does not match its file
+state (truth/verdict.py says what each means), then a PROBLEM line per day that does not match its file
 or whose file changed since its load, and a closing line; exit 0 when all days match, 1 otherwise.
 A day whose run date is after today is `future`, not a problem: on 2 December, December passes when
 1 December matches. Today is the real date unless --today says otherwise, read in main only: the one
@@ -18,10 +18,9 @@ import json
 import sys
 
 from delta_session import delta_spark, orders_table
-from shoptoolkit.day_states import day_states
-from shoptoolkit.errors import run_main
-from shoptoolkit.month_calendar import draw_calendar, wants_colour
-from shoptoolkit.run_args import add_root, add_verbose, as_date, parse_date, parse_month
+from shoptoolkit.run_args import add_root, add_verbose, as_date, parse_date, parse_month, run_main
+from shoptoolkit.truth import day_states, draw_calendar, wants_colour
+from shoptoolkit.truth.verdict import month_verdict as verdict_of_month
 
 
 def month_days(month: dt.date) -> list:
@@ -34,7 +33,7 @@ def first_of(month) -> dt.date:
 
 
 def month_states(spark, month, today=None) -> list:
-    """The DayState of every day of month (day_states.py); today=None marks no day as future."""
+    """The DayState of every day of month (day_truth.py); today=None marks no day as future."""
     orders_table(spark)  # a clear error when there is no table
     days = month_days(first_of(month))
     return day_states(spark, days[0], days[-1], today)
@@ -46,42 +45,8 @@ def check_month(spark, month, today=None) -> tuple:
 
 
 def month_verdict(month, states) -> tuple:
-    """(ok, PROBLEM lines and the closing line) for a month's day states. A `future` day is no problem:
-    its run has not come yet, so a month in progress passes when every day up to the last loadable one
-    matches."""
-    checked = [found for found in states if found.state != "future"]
-    lines = [problem_line(found) for found in checked if not found.matches or found.state == "changed"]
-    bad = len(lines)
-    lines.append(closing_line(first_of(month).strftime("%Y-%m"), checked, len(states) - len(checked), bad))
-    return bad == 0, lines
-
-
-def closing_line(label: str, checked: list, future: int, bad: int) -> str:
-    """`ok 2026-09: all 30 days match their files, 130 orders`, for a month in progress `ok 2026-12: the 1
-    day up to 2026-12-01 matches its file, 3 orders (30 future)`, or its PROBLEM line."""
-    upto = f" up to {checked[-1].day}" if future and checked else ""
-    after = f" ({future} future)" if future else ""
-    orders = sum(found.rows for found in checked)
-    if bad:
-        return f"PROBLEM {label}: {bad} of {days(len(checked))}{upto} {'does' if len(checked) == 1 else 'do'} not match{after}"
-    if not checked:
-        return f"ok {label}: no day to check yet, 0 orders{after}"
-    if len(checked) == 1:
-        return f"ok {label}: the 1 day{upto} matches its file, {orders} orders{after}"
-    return f"ok {label}: all {days(len(checked))}{upto} match their files, {orders} orders{after}"
-
-
-def days(count: int) -> str:
-    return f"{count} day" if count == 1 else f"{count} days"
-
-
-def problem_line(found) -> str:
-    """compare_day's line, or for a changed day, which load its rows come from and what to run."""
-    if found.state != "changed":
-        return found.message
-    return (f"PROBLEM {found.day}: file changed since run {found.loaded.get('run_date')} loaded it "
-            f"(sha256 {found.loaded['sha256'][:12]}, now {found.file_sha256[:12]}); "
-            f"reload it with python load_day.py {found.day + dt.timedelta(days=1)}")
+    """(ok, PROBLEM lines and the closing line) for a month's day states, in verdict.py's words."""
+    return verdict_of_month(first_of(month).strftime("%Y-%m"), states)
 
 
 def month_json(month, today, states, ok: bool, lines: list) -> str:

@@ -14,13 +14,11 @@ import csv
 from decimal import Decimal
 
 from delta_session import delta_spark
-from shoptoolkit.day_compare import checked_file
-from shoptoolkit.day_frames import read_days
-from shoptoolkit.delta_log_check import delta_log_problem
-from shoptoolkit.errors import ToolkitError, run_main
-from shoptoolkit.project_paths import LAKE, project_root, shown
-from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, parse_date, parse_month
-from shoptoolkit.table_schema import PARTITION_COLUMN
+from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, day_loaded_by, parse_date, parse_month, run_main
+from shoptoolkit.storage import LAKE, project_root, shown
+from shoptoolkit.table import PARTITION_COLUMN, delta_log_problem
+from shoptoolkit.till import read_days
+from shoptoolkit.truth import checked_file, totals_verdict, view_month_verdict
 from check_month import first_of, month_days
 
 VIEW = "orders_by_day"
@@ -79,12 +77,7 @@ def shown_totals(totals) -> str:
 
 def compare_day(day, in_file, why: str, in_view):
     """(ok, message) for one day: orders_by_day's orders and amount against the file's."""
-    in_view = in_view or NOTHING
-    if in_file is None:
-        return False, f"PROBLEM {day}: {why}, {VIEW} has {shown_totals(in_view)}"
-    if in_file == in_view:
-        return True, f"ok {day}: {shown_totals(in_view)}"
-    return False, f"PROBLEM {day}: {VIEW} has {shown_totals(in_view)}, the file has {shown_totals(in_file)}"
+    return totals_verdict(day, in_file, why, in_view or NOTHING, VIEW, shown_totals)
 
 
 def days_to_check(month, today) -> list:
@@ -105,13 +98,8 @@ def check_pipeline(spark, month, today=None) -> tuple:
 
 def pipeline_verdict(month, results: list, totals: list) -> tuple:
     """(ok, PROBLEM lines and the closing line) from each day's (ok, message) and its totals in the view."""
-    lines = [message for ok, message in results if not ok]
-    label = f"{first_of(month):%Y-%m}"
-    if lines:
-        return False, lines + [f"PROBLEM {label}: {len(lines)} of {len(results)} days do not match"]
     orders, amount = sum(count for count, _ in totals), sum((money for _, money in totals), NOTHING[1])
-    return True, [f"ok {label}: {VIEW} matches the files on all {len(results)} days, "
-                  f"{orders} orders, {amount:.2f} in all"]
+    return view_month_verdict(f"{first_of(month):%Y-%m}", results, VIEW, orders, amount)
 
 
 def parse_args(argv):

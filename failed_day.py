@@ -9,10 +9,9 @@ reruns its failed tasks once the day's file is fixed.
 """
 import argparse
 
-from shoptoolkit.day_compare import checked_file
-from shoptoolkit.errors import run_main
-from shoptoolkit.project_paths import day_file, shown
-from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, parse_date
+from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, parse_date, run_main
+from shoptoolkit.storage import day_file, shown
+from shoptoolkit.truth import checked_file
 
 
 def failed_day_line(run_date) -> str:

@@ -19,10 +19,8 @@ import json
 import re
 
 from delta_session import delta_spark, history_frame, orders_table
-from shoptoolkit.errors import run_main
-from shoptoolkit.run_args import add_root, add_verbose
-from shoptoolkit.table_schema import PARTITION_COLUMN
-from shoptoolkit.undo_window import shown_window, table_window, window_start
+from shoptoolkit.run_args import add_root, add_verbose, run_main
+from shoptoolkit.table import PARTITION_COLUMN, shown_window, table_window, window_start
 
 
 def table_history(spark, limit: int = 10) -> list:

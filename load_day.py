@@ -4,7 +4,7 @@
 
 A small day's file is checked line by line in Python before Spark reads it with an explicit schema; a
 big day's is read, checked and written in one Spark job whose commit waits for its facts
-(shoptoolkit/held_write.py). A bad file is refused with one line naming the file, the line and the
+(shoptoolkit/writing/held_write.py). A bad file is refused with one line naming the file, the line and the
 problem, and no version of the table holds any of it.
 The write is one Delta commit (replaceWhere on order_date): it lands whole or not at all.
 """
@@ -12,17 +12,12 @@ import argparse
 import datetime as dt
 
 from delta_session import TABLE, delta_spark, new_table_layout, orders_table, small_day_queries, table_exists
-from shoptoolkit.file_check.in_python import DayFile, bad_line, read_orders
-from shoptoolkit.errors import ToolkitError, run_main
-from shoptoolkit.held_write import HeldDays, held_days, one_job_fits
-from shoptoolkit.late_clash import day_predicate, take_back_late_clashes, version_checked
-from shoptoolkit.lineage import lineage
-from shoptoolkit.project_paths import day_file, shown, table_path
-from shoptoolkit.retry import print_now, retrying
-from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date
-from shoptoolkit.file_check.in_spark import checked_day, line_of
-from shoptoolkit.table import IDS_IN_QUERY
-from shoptoolkit.table_schema import PARTITION_COLUMN
+from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, as_date, day_loaded_by, parse_date, run_main
+from shoptoolkit.storage import day_file, shown, table_path
+from shoptoolkit.table import IDS_IN_QUERY, PARTITION_COLUMN, lineage
+from shoptoolkit.till import DayFile, bad_line, checked_day, line_of, read_orders
+from shoptoolkit.writing import (HeldDays, day_predicate, held_days, one_job_fits, print_now, retrying,
+                                 take_back_late_clashes, version_checked)
 
 
 def ids_on_other_days(spark, found: DayFile, orders, day: dt.date, table=None) -> list:
@@ -91,7 +86,7 @@ def commit_held(spark, run_date, day, held: HeldDays) -> tuple:
 
 def write_checked(spark, run_date, day) -> tuple:
     """(metadata, DayFile, orders) of a day whose file is checked (in Python, or in Spark for a big file:
-    file_check/in_spark.py), then read and written, unless an id of it is stored on another day."""
+    till/in_spark.py), then read and written, unless an id of it is stored on another day."""
     found = checked_day(spark, day)
     orders = read_orders(spark, found, day)
     clash = clash_refusal(spark, found, orders, day)

@@ -15,11 +15,9 @@ import argparse
 import datetime as dt
 import random
 
-from shoptoolkit.errors import run_main
-from shoptoolkit.project_paths import LANDING, day_file, landing_dir, shown, table_path
-from shoptoolkit.run_args import add_root, add_verbose, parse_date, run_dates
-from shoptoolkit.storage import remove_tree
-from shoptoolkit.table_schema import COLUMNS
+from shoptoolkit.run_args import add_root, add_verbose, parse_date, run_dates, run_main
+from shoptoolkit.storage import LANDING, day_file, landing_dir, remove_tree, shown, table_path
+from shoptoolkit.table import COLUMNS
 
 FIRST_DAY = dt.date(2026, 9, 1)
 LAST_DAY = dt.date(2026, 9, 30)

@@ -20,14 +20,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from delta_session import TABLE, delta_spark, orders_table, partition_new_table, table_exists
-from shoptoolkit.commit_safety import refuse_writers_at_once
-from shoptoolkit.conflicts import error_class
-from shoptoolkit.day_compare import compare_day, file_ids, stored_ids
-from shoptoolkit.errors import one_line, run_main
-from shoptoolkit.project_paths import landing_dir, project_root, root_at, shown, table_path
-from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, parse_date, run_dates
-from shoptoolkit.storage import is_local, remove_tree
-from shoptoolkit.table_schema import PARTITION_COLUMN, table_ddl
+from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, one_line, parse_date, run_dates, run_main
+from shoptoolkit.storage import (is_local, landing_dir, project_root, refuse_writers_at_once, remove_tree, root_at,
+                                 shown, table_path)
+from shoptoolkit.table import PARTITION_COLUMN, table_ddl
+from shoptoolkit.truth import compare_day, file_ids, stored_ids
+from shoptoolkit.writing import error_class
 from load_day import load_day
 
 DEFAULT_RUNS = ("2026-09-02", "2026-09-05")

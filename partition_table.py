@@ -14,11 +14,10 @@ import argparse
 
 from delta_session import (TABLE, delta_spark, history_frame, partition_columns, register_table, table_at_version,
                            table_version)
-from shoptoolkit.errors import ToolkitError, run_main
-from shoptoolkit.project_paths import table_path
-from shoptoolkit.retry import print_now, retrying
-from shoptoolkit.run_args import add_root, add_verbose
-from shoptoolkit.table_schema import PARTITION_COLUMN
+from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, run_main
+from shoptoolkit.storage import table_path
+from shoptoolkit.table import PARTITION_COLUMN
+from shoptoolkit.writing import print_now, retrying
 
 
 def rewrite_partitioned(spark) -> int:

@@ -18,15 +18,12 @@ import argparse
 import datetime as dt
 
 from delta_session import TABLE, delta_spark, history_frame, orders_table, table_at_version, table_version
-from shoptoolkit.conflicts import error_class
-from shoptoolkit.errors import ToolkitError, run_main
-from shoptoolkit.lineage import days_label, restore_note
-from shoptoolkit.project_paths import table_path
-from shoptoolkit.retry import print_now, retrying
-from shoptoolkit.run_args import add_root, add_verbose, check_range, day_loaded_by, parse_date, run_dates
-from shoptoolkit.storage import listed_file
-from shoptoolkit.table_schema import PARTITION_COLUMN
-from shoptoolkit.undo_window import BEYOND_WINDOW, shown_window, table_window, window_start
+from shoptoolkit.run_args import (ToolkitError, add_root, add_verbose, check_range, day_loaded_by, parse_date,
+                                  run_dates, run_main)
+from shoptoolkit.storage import listed_file, table_path
+from shoptoolkit.table import (BEYOND_WINDOW, PARTITION_COLUMN, days_label, restore_note, shown_window, table_window,
+                               window_start)
+from shoptoolkit.writing import error_class, print_now, retrying
 
 def days_predicate(first_day, last_day) -> str:
     """The replaceWhere of the days: one day, or the range."""

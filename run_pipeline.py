@@ -19,7 +19,7 @@ logs/spark-pipelines.log, and a failed run ends with its error in one line. The 
 One run (or dry run) at a time on a project folder: a second is refused at once, naming the first
 (a lock on lake/_pipeline/run.lock, held until the run and its spark-pipelines CLI end or die). On a
 machine, runs of different folders take turns for spark-pipelines' one local port, 15002: a run
-that finds it taken prints one line naming the run that has it, and waits (shoptoolkit/pipeline_port.py).
+that finds it taken prints one line naming the run that has it, and waits (shoptoolkit/engine/pipeline_port.py).
 """
 import argparse
 import fcntl
@@ -33,11 +33,9 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from shoptoolkit.errors import ToolkitError, run_main
-from shoptoolkit.pipeline_port import local_port
-from shoptoolkit.pipeline_setup import DATASETS, PREPARED, SPEC, START_FILE, pipeline_home, prepare_run
-from shoptoolkit.project_paths import logs_dir, project_root, shown
-from shoptoolkit.run_args import add_root, add_verbose, check_range, parse_date
+from shoptoolkit.engine import DATASETS, PREPARED, SPEC, START_FILE, local_port, pipeline_home, prepare_run
+from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, check_range, parse_date, run_main
+from shoptoolkit.storage import logs_dir, project_root, shown
 
 # spark-pipelines' own lines start with a timestamp: "2026-12-01 10:38:02: Flow ... is RUNNING."
 PIPELINE_LINE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}: ")

@@ -21,10 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-from shoptoolkit.connect_server import alive, answers, end_group, free_port, is_server, launch
-from shoptoolkit.errors import ToolkitError, run_main
-from shoptoolkit.project_paths import local_root, logs_dir, root_at, shown
-from shoptoolkit.run_args import add_root, add_verbose
+from shoptoolkit.engine import alive, answers, end_group, free_port, is_server, launch
+from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, run_main
+from shoptoolkit.storage import local_root, logs_dir, root_at, shown
 
 STATE = Path(".spark_server")
 START_TIMEOUT = 300.0  # seconds; a first start without Delta's JARs in the Ivy cache downloads them

@@ -6,12 +6,12 @@
     python upkeep.py --today 2026-11-01 --no-vacuum
 
 A month is closed once `--today` (default: the real date) is in a later month. Its days of small
-files are rewritten together, one commit a month (shoptoolkit/compaction.py): Delta's dataChange=false,
+files are rewritten together, one commit a month (shoptoolkit/writing/compaction.py): Delta's dataChange=false,
 each day's lineage carried along, so history.py, check_month.py's calendar and --reprocess answer as
 before, and a later load_day.py of one day still replaces that day only. A load that lands meanwhile
 makes the month's commit lose a write conflict: nothing of it lands, and it is worked out again from
 the newest version (retry.py), a line a retry. Then the table gets the undo window W
-(shoptoolkit/undo_window.py: its deleted files kept W, its log W + 30 days) and VACUUM deletes only what
+(shoptoolkit/table/undo_window.py: its deleted files kept W, its log W + 30 days) and VACUUM deletes only what
 no version of the last W needs, so restore_day.py can go back to any of them. Delta's retention check
 stays on. A big day (32 MB of files or more) keeps files of its own; a partitioned table gets a file a day.
 """
@@ -19,12 +19,10 @@ import argparse
 import datetime as dt
 
 from delta_session import TABLE, delta_spark, orders_table, table_version
-from shoptoolkit.compaction import compact_month, month_plans
-from shoptoolkit.errors import run_main
-from shoptoolkit.project_paths import table_path
-from shoptoolkit.retry import print_now, retrying
-from shoptoolkit.run_args import add_root, add_verbose, parse_date
-from shoptoolkit.undo_window import (DEFAULT_WINDOW, set_window, shown_window, table_window, window_start)
+from shoptoolkit.run_args import add_root, add_verbose, parse_date, run_main
+from shoptoolkit.storage import table_path
+from shoptoolkit.table import DEFAULT_WINDOW, set_window, shown_window, table_window, window_start
+from shoptoolkit.writing import compact_month, month_plans, print_now, retrying
 
 
 def compacted(spark, month: dt.date, before: dt.date, show=print_now) -> str:

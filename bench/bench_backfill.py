@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from delta_session import delta_spark  # noqa: E402
-from shoptoolkit.table import PARTITIONED_ENV  # noqa: E402
-from shoptoolkit.project_paths import day_file, root_at, table_path  # noqa: E402
-from shoptoolkit.run_args import day_loaded_by, run_dates  # noqa: E402
+from shoptoolkit.dates import day_loaded_by, run_dates
+from shoptoolkit.storage.project_paths import day_file, root_at, table_path
+from shoptoolkit.table.delta_table import PARTITIONED_ENV
 from backfill import table_summary  # noqa: E402
 from check_day import check_day  # noqa: E402
 from load_day import load_day  # noqa: E402

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench_scale import BIG_DAY, BIG_ROWS, write_big_day  # noqa: E402
 from make_days import make_days  # noqa: E402
-from shoptoolkit.project_paths import root_at  # noqa: E402
+from shoptoolkit.storage.project_paths import root_at
 from side_by_side import best, tries  # noqa: E402
 
 TARGET = 1.5
@@ -31,7 +31,7 @@ import datetime as dt, sys
 sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'bench')!r}]
 from delta_session import delta_spark
 from engine_refs import plain_day
-from shoptoolkit.project_paths import set_root
+from shoptoolkit.storage.project_paths import set_root
 set_root({{root!r}})
 day = dt.date.fromisoformat({str(BIG_DAY)!r})
 plain_day(delta_spark("plain", commits=1, days=[day]), day)

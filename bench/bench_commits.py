@@ -25,12 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from delta_session import delta_spark  # noqa: E402
-from shoptoolkit.project_paths import day_file, root_at, table_path  # noqa: E402
-from shoptoolkit.run_args import day_loaded_by, run_dates  # noqa: E402
+from shoptoolkit.dates import day_loaded_by, run_dates
+from shoptoolkit.storage.project_paths import day_file, root_at, table_path
+from shoptoolkit.table_schema import columns_ddl
+from shoptoolkit.till.in_python import read_day_file
 from backfill import backfill  # noqa: E402
-from shoptoolkit.file_check.in_python import read_day_file  # noqa: E402
 from make_days import clean_table, make_days  # noqa: E402
-from shoptoolkit.table_schema import columns_ddl  # noqa: E402
 
 SEPTEMBER = ("2026-09-02", "2026-10-01")
 YEAR = (dt.date(2025, 10, 1), dt.date(2026, 9, 30))

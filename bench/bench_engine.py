@@ -46,12 +46,12 @@ from bench_commits import YEAR, YEAR_RUNS, timed_backfill, write_big_days  # noq
 from bench_scale import BIG_DAY, BIG_ROWS, write_big_day  # noqa: E402
 from check_day import check_day  # noqa: E402
 from delta_session import delta_spark, session  # noqa: E402
-from shoptoolkit.table import named_table  # noqa: E402
+from shoptoolkit.dates import run_dates
+from shoptoolkit.storage.project_paths import day_file, root_at
+from shoptoolkit.table.delta_table import named_table
 from engine_refs import plain_day, plain_days, plain_days_anew, rs_day, rs_missing  # noqa: E402
 from load_day import load_day  # noqa: E402
 from make_days import make_days  # noqa: E402
-from shoptoolkit.project_paths import day_file, root_at  # noqa: E402
-from shoptoolkit.run_args import run_dates  # noqa: E402
 from side_by_side import best, other_tree, shown_mb, tries  # noqa: E402
 
 BIG_RUN = BIG_DAY + dt.timedelta(days=1)
@@ -99,7 +99,7 @@ def big_day(spark, kind: str = "told", orders: int = BIG_ROWS) -> list:
 
 
 def crossover(spark) -> list:
-    from shoptoolkit.file_check import in_spark
+    from shoptoolkit.till import in_spark
     make_days()
     load_day(spark, "2026-09-02")  # a table to load into
 

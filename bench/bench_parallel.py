@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backfill import backfill  # noqa: E402
 from delta_session import delta_spark, orders_table, partition_columns  # noqa: E402
-from shoptoolkit.table import PARTITIONED_ENV  # noqa: E402
-from shoptoolkit.project_paths import set_root  # noqa: E402
-from shoptoolkit.run_args import parse_date  # noqa: E402
+from shoptoolkit.dates import parse_date
+from shoptoolkit.storage.project_paths import set_root
+from shoptoolkit.table.delta_table import PARTITIONED_ENV
 from make_days import make_days  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"

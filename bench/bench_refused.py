@@ -4,7 +4,7 @@ id), three tries each, in a temporary root.
 
     python bench/bench_refused.py          # about 3 minutes on 2 cores
 
-A big file is read, checked and written in one job (shoptoolkit/held_write.py). A bad line fails that
+A big file is read, checked and written in one job (shoptoolkit/writing/held_write.py). A bad line fails that
 job, and then the check reads the file again to word the refusal; a repeated id is counted by the job
 itself, its written files deleted, and the check words it the same way. No version holds either file.
 """
@@ -23,8 +23,8 @@ from bench_scale import BIG_DAY, BIG_ROWS, write_big_day  # noqa: E402
 from delta_session import delta_spark  # noqa: E402
 from load_day import load_day  # noqa: E402
 from make_days import make_days  # noqa: E402
-from shoptoolkit.errors import ToolkitError  # noqa: E402
-from shoptoolkit.project_paths import day_file, root_at  # noqa: E402
+from shoptoolkit.errors import ToolkitError
+from shoptoolkit.storage.project_paths import day_file, root_at
 from side_by_side import best, tries  # noqa: E402
 
 RUN = BIG_DAY + dt.timedelta(days=1)

@@ -28,14 +28,14 @@ from bench_scale import BIG_DAY, BIG_ROWS, write_big_day  # noqa: E402
 from delta_session import delta_spark  # noqa: E402
 from engine_refs import plain_day, plain_days_anew  # noqa: E402
 from make_days import make_days  # noqa: E402
-from shoptoolkit import held_write, load_days  # noqa: E402
-from shoptoolkit.project_paths import root_at  # noqa: E402
-from shoptoolkit.run_args import run_dates  # noqa: E402
+from shoptoolkit.dates import run_dates
+from shoptoolkit.storage.project_paths import root_at
+from shoptoolkit.writing import commit_days, held_write
 
 STEPS = {"day": [(held_write, "written_days", "the job"), (load_day, "version_checked", "version look"),
                  (load_day, "clash_refusal", "clash look"), (load_day, "take_back_late_clashes", "late-clash look")],
-         "year": [(held_write, "written_days", "the job"), (load_days, "write_days", "looks and commit"),
-                  (load_days, "run_lines", "check after"), (load_days, "checked_files", "the two-pass check")]}
+         "year": [(held_write, "written_days", "the job"), (commit_days, "write_days", "looks and commit"),
+                  (commit_days, "run_lines", "check after"), (commit_days, "checked_files", "the two-pass check")]}
 
 
 def timing(module, name: str, label: str, spent: dict) -> None:

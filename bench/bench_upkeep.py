@@ -31,8 +31,8 @@ from bench_engine import top_line  # noqa: E402
 from delta_session import delta_spark  # noqa: E402
 from load_day import load_day  # noqa: E402
 from make_days import make_days  # noqa: E402
-from shoptoolkit.project_paths import root_at, table_path  # noqa: E402
-from shoptoolkit.run_args import run_dates  # noqa: E402
+from shoptoolkit.dates import run_dates
+from shoptoolkit.storage.project_paths import root_at, table_path
 from upkeep import upkeep  # noqa: E402
 
 YEAR = (dt.date(2025, 10, 1), dt.date(2026, 9, 30))

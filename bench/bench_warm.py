@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from shoptoolkit.project_paths import root_at  # noqa: E402
+from shoptoolkit.storage.project_paths import root_at
 
 RUN_DATE = "2026-09-16"
 

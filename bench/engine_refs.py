@@ -5,10 +5,10 @@ import shutil
 import time
 
 from bench_commits import deltalake_range
-from shoptoolkit.day_frames import DAY_FILE_NAME
-from shoptoolkit.project_paths import day_file, project_root, table_path
-from shoptoolkit.run_args import run_dates
+from shoptoolkit.dates import run_dates
+from shoptoolkit.storage.project_paths import day_file, project_root, table_path
 from shoptoolkit.table_schema import PARTITION_COLUMN, TABLE, columns_ddl
+from shoptoolkit.till.day_frames import DAY_FILE_NAME
 
 
 def plain_table():

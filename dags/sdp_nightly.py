@@ -91,13 +91,13 @@ def toolkit_task(dag: DAG, task_id: str, command: str, home: Path, **kwargs) -> 
 
 class PipelinesOnTheLocalPort(SparkPipelinesOperator):
     """The provider's operator, holding the machine's lock on spark-pipelines' one local port while its
-    CLI runs, as run_pipeline.py does (shoptoolkit/pipeline_port.py): a pipeline run of another folder
+    CLI runs, as run_pipeline.py does (shoptoolkit/engine/pipeline_port.py): a pipeline run of another folder
     waits for it instead of failing to bind the port."""
 
     def execute(self, context):
         home = project_home()
         sys.path.insert(0, str(home))  # the toolkit's package, imported here only: DAG parsing stays light
-        from shoptoolkit.pipeline_port import local_port
+        from shoptoolkit.engine.pipeline_port import local_port
         with local_port(f"{home}: Airflow sdp_nightly {context['run_id']}", show=self.log.info):
             return super().execute(context)
 

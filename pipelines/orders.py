@@ -25,7 +25,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 # The toolkit's own modules: run_pipeline.py puts the toolkit's folder on PYTHONPATH.
-from shoptoolkit.run_args import run_dates
+from shoptoolkit.dates import run_dates
 from shoptoolkit.table_schema import COLUMNS, CSV_OPTIONS as TOOLKIT_CSV, PARTITION_COLUMN, columns_ddl
 
 spark: SparkSession  # set by spark-pipelines before this file runs (Spark 4.2)

@@ -8,7 +8,7 @@ whatever the session's time zone. What the checks compare beside the order ids.
 An order's values are (customer_id, amount as DECIMAL(12,2), ordered_at as microseconds since the
 epoch, UTC): the file's times are UTC, as the till writes them, and are read as such on every path. A
 day's rows have a digest, the sum of a hash of each row's text (`id|customer|amount|micros`), which
-does not depend on the rows' order: a load records its file's (lineage.py), and a day whose rows
+does not depend on the rows' order: a load records its file's (load_lineage.py), and a day whose rows
 still have it holds exactly the rows that load wrote.
 """
 import datetime as dt

@@ -1,36 +1,21 @@
-"""The run-date rules and the options every script shares: a run on date D loads day D-1.
+"""What every script shares: its options (--root, --verbose, a range of run dates) and its ending, one
+line and exit 1 on any error (the run-date rule itself is dates.py's).
 
-    from shoptoolkit.run_args import add_root, add_verbose, parse_date
-    parser.add_argument("run_date", type=parse_date)     # a bad date is a usage error before Spark starts
-
-Dates travel as ISO strings or datetime.date; as_date turns either into a date.
+    from shoptoolkit.run_args import add_root, add_verbose, run_main
+    add_root(parser)                        # --root DIR, SHOP_ROOT's option
+    return run_main(body, args.verbose)     # body's error as `error: ...` on stderr, exit 1
 """
 import argparse
-import datetime as dt
-import re
+import os
+import sys
 
+from shoptoolkit.dates import as_date, day_loaded_by, parse_date, parse_month, run_dates
+from shoptoolkit.engine.spark_errors import one_line
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.project_paths import ROOT_ENV, local_folder, set_root
-from shoptoolkit.storage import is_local
+from shoptoolkit.storage.location import is_local
+from shoptoolkit.storage.project_paths import ROOT_ENV, local_folder, set_root
 
 MAX_RUNS = 366
-
-
-def parse_date(text: str) -> dt.date:
-    """An ISO date (YYYY-MM-DD) for argparse; anything else is a usage error."""
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text or ""):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date in the form YYYY-MM-DD")
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a calendar date") from None
-
-
-def parse_month(text: str) -> dt.date:
-    """A month (YYYY-MM) for argparse, as the date of its first day."""
-    if not re.fullmatch(r"\d{4}-\d{2}", text or "") or not 1 <= int(text[5:]) <= 12:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a month in the form YYYY-MM")
-    return dt.date.fromisoformat(f"{text}-01")
 
 
 def parse_days_per_commit(text: str) -> int:
@@ -40,26 +25,6 @@ def parse_days_per_commit(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of days (or all)")
     return int(text)
-
-
-def as_date(value) -> dt.date:
-    """A date from a date or an ISO string, for functions called from a notebook or a test."""
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return parse_date(str(value))
-    except argparse.ArgumentTypeError as error:
-        raise ToolkitError(str(error)) from None
-
-
-def day_loaded_by(run_date) -> dt.date:
-    """A run on date D loads day D-1."""
-    return as_date(run_date) - dt.timedelta(days=1)
-
-
-def run_dates(first, last) -> list:
-    first, last = as_date(first), as_date(last)
-    return [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
 
 
 def check_range(parser, first, last, allow_long: bool) -> None:
@@ -95,3 +60,15 @@ def add_root(parser) -> None:
                         help=f"the folder holding landing/, lake/ and logs/, a path or a file:// URI, or "
                              f"s3a://BUCKET/PREFIX (gs://, abfss://; logs/ then stays in the current folder) "
                              f"(or set {ROOT_ENV}; default: the current folder)")
+
+
+def run_main(main_body, verbose: bool) -> int:
+    """Run a script's work: one line and exit 1 on any error, the full trace with --verbose."""
+    verbose = verbose or bool(os.environ.get("SHOP_VERBOSE"))
+    try:
+        return main_body()
+    except Exception as error:
+        if verbose:
+            raise
+        print(f"error: {one_line(error)}", file=sys.stderr)
+        return 1

@@ -17,10 +17,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from shoptoolkit.connect_server import alive  # noqa: E402
+from shoptoolkit.engine.connect_server import alive
+from shoptoolkit.engine.spark_jvm import LASTING_RUNS
+from shoptoolkit.storage.project_paths import ROOT_ENV, day_file, root_at
 from delta_session import delta_spark, orders_table, table_version  # noqa: E402,F401
-from shoptoolkit.project_paths import ROOT_ENV, day_file, root_at  # noqa: E402,F401
-from shoptoolkit.jvm.spark_jvm import LASTING_RUNS  # noqa: E402
 
 # Python UDFs (held_write.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
 # PATH, which may lack pyspark: the workers of the suite's session and of its script processes use this one.
@@ -109,7 +109,7 @@ def september_template(spark, tmp_path_factory):
 @contextmanager
 def pipeline_port_turn(tmp_path_factory):
     """While inside, no test on the other pytest worker runs a pipeline: spark-pipelines' local port is
-    one for the machine (shoptoolkit/pipeline_port.py), and a run that meets another test's run waits for
+    one for the machine (shoptoolkit/engine/pipeline_port.py), and a run that meets another test's run waits for
     it and says so, which tests that assert a run's lines (or that it did not wait) must not see. A lock
     in the folder the workers share, as september_template's."""
     with open(tmp_path_factory.getbasetemp().parent / "pipeline-port.lock", "w") as lock:

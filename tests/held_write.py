@@ -64,7 +64,7 @@ def release(hold: Path) -> None:
 
 def hold_loads(hold: Path) -> None:
     """From now on, the rows of every load_day write in this process are held on hold."""
-    from shoptoolkit.file_check import in_python
+    from shoptoolkit.till import in_python
     import load_day
     name = str(os.getpid())
     load_day.read_orders = lambda spark, found, day: held(in_python.read_orders(spark, found, day), hold, name)
@@ -90,9 +90,9 @@ def first_loses(hold: Path, run_dates):
     last has committed, HOLD/go lets the held write go on, and it loses a write conflict to commits it
     did not see. Only one write is held at a time: it works on two task slots. Once go exists, every
     load passes as it is (a retry of the loser, any later load)."""
-    from shoptoolkit.file_check import in_python
-    from shoptoolkit.project_paths import table_path
-    from shoptoolkit.run_args import as_date, day_loaded_by
+    from shoptoolkit.till import in_python
+    from shoptoolkit.storage.project_paths import table_path
+    from shoptoolkit.dates import as_date, day_loaded_by
     hold.mkdir(parents=True, exist_ok=True)
     first, *others = sorted(day_loaded_by(as_date(run_date)) for run_date in run_dates)
     start = []  # the table's version when the first write was held: every other run read it or later

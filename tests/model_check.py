@@ -43,7 +43,7 @@ SHRINK_SECONDS = 300  # at most this long to shorten a divergent history
 def check_history(spark, history: dict, folder: Path, shrink_seconds: float = SHRINK_SECONDS, on: str = None) -> tuple:
     """(Figures, '' or the report of the shortest divergent history) for one history run below folder,
     or below on (an object store's URI: the bucket's prefix for its root, folder for its local scratch)."""
-    from shoptoolkit.storage import remove_tree
+    from shoptoolkit.storage.location import remove_tree
     root = fresh_root(folder, on)
     run = run_history(spark, history, root)
     if not run.divergence:
@@ -125,7 +125,7 @@ def main(argv=None) -> int:
 def run(args) -> int:
     """The histories the arguments name, or the soak, in one session; exit 1 on a divergence."""
     from delta_session import delta_spark, set_root
-    from shoptoolkit.jvm.spark_jvm import LASTING_RUNS
+    from shoptoolkit.engine.spark_jvm import LASTING_RUNS
     folder = Path(tempfile.mkdtemp(prefix="model_check_"))
     if args.on:
         set_root(args.on)  # before the session: a bucket's root brings the S3 connector into it

@@ -30,8 +30,8 @@ from pathlib import Path
 import pytest
 
 from conftest import wait_for  # noqa: F401 (test_pipeline_dag.py and bench_dag.py take it from here too)
-from shoptoolkit.connect_server import free_port
-from shoptoolkit.run_args import run_dates
+from shoptoolkit.dates import run_dates
+from shoptoolkit.engine.connect_server import free_port
 
 pytestmark = [
     pytest.mark.airflow,

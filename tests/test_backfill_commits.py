@@ -8,18 +8,18 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from shoptoolkit import load_days
-from shoptoolkit.day_record import recorded_checks
-from shoptoolkit.file_check import in_spark
+from shoptoolkit.storage.project_paths import day_file
+from shoptoolkit.till import in_spark
+from shoptoolkit.truth.day_record import recorded_checks
+from shoptoolkit.truth.day_truth import day_states
+from shoptoolkit.writing import commit_days
 from backfill import main as backfill_main
 from check_month import check_month
 from conftest import LATE_ORDER, SEP_15, append_line, table_rows, table_version
-from shoptoolkit.day_states import day_states
 from delta_session import history_frame
 from held_write import held, release, wait_held
 from history import main as history_main
 from load_day import load_day
-from shoptoolkit.project_paths import day_file
 from restore_day import restore_days
 
 SEPTEMBER = ["2026-09-02", "2026-10-01"]
@@ -59,7 +59,7 @@ def expected_run_line(template_lines, place: int, total: int, what: str) -> str:
 def test_september_in_one_commit_prints_each_run_and_holds_what_30_commits_hold(
         days, spark, september_template, capsys, way, monkeypatch):
     if way == "one job":
-        monkeypatch.setattr(load_days, "checked_files", None)  # the two-pass check is not called
+        monkeypatch.setattr(commit_days, "checked_files", None)  # the two-pass check is not called
     code, lines = backfilled(*SEPTEMBER, "--days-per-commit", "all")
     assert code == 0
     per_run = (september_template / "backfill.out").read_text(encoding="utf-8").splitlines()
@@ -152,13 +152,13 @@ def test_an_id_stored_on_a_day_outside_the_commit_is_refused(september, spark):
 def test_a_commit_that_fails_in_its_write_lands_nothing(september, spark, monkeypatch):
     """One file is spoilt after its line check, so Spark's read fails inside the commit's write job."""
     before, version = table_rows(spark), table_version(spark)
-    packed_days = load_days.packed_days
+    packed_days = commit_days.packed_days
 
     def spoil_then_read(spark, found_days):
         with open(day_file(dt.date(2026, 9, 12)), "a", encoding="utf-8") as handle:
             handle.write("2998,C01,not-a-number,2026-09-12T10:00:00\n")
         return packed_days(spark, found_days)
-    monkeypatch.setattr(load_days, "packed_days", spoil_then_read)
+    monkeypatch.setattr(commit_days, "packed_days", spoil_then_read)
     code, lines = backfilled("2026-09-11", "2026-09-14", "--days-per-commit", "all")
     assert code == 1
     assert all(re.fullmatch(r"\d/4 run 2026-09-1\d failed: .+ \(commit 1 of 1, not written\)", line)
@@ -213,12 +213,12 @@ def test_a_commit_that_loses_a_write_conflict_is_tried_again(september, spark, m
     """The commit's rows are held inside its transaction while another writer commits: it loses, on purpose."""
     hold = tmp_path / "hold"
     hold.mkdir()
-    packed_days = load_days.packed_days
-    monkeypatch.setattr(load_days, "packed_days", lambda spark, found: held(packed_days(spark, found), hold, "commit"))
+    packed_days = commit_days.packed_days
+    monkeypatch.setattr(commit_days, "packed_days", lambda spark, found: held(packed_days(spark, found), hold, "commit"))
     append_line(SEP_15, LATE_ORDER)
     shown = []
     with ThreadPoolExecutor(1) as pool:
-        loading = pool.submit(load_days.load_days, spark, ["2026-09-15", "2026-09-16"], "commit 1 of 1",
+        loading = pool.submit(commit_days.load_days, spark, ["2026-09-15", "2026-09-16"], "commit 1 of 1",
                               shown.append)
         wait_held(hold, 1, lambda: [loading.result()] if loading.done() else [])
         load_day(spark, "2026-09-21")  # another writer commits version 30 meanwhile
@@ -242,8 +242,8 @@ def test_a_bad_days_per_commit_is_a_usage_error(value, problem, capsys):
 
 
 def test_only_the_files_whose_id_ranges_meet_are_looked_at_for_shared_ids():
-    from shoptoolkit.commit_ids import overlapping
-    from shoptoolkit.file_check.in_python import DayFile
+    from shoptoolkit.writing.commit_ids import overlapping
+    from shoptoolkit.till.in_python import DayFile
 
     def entry(day, lowest, highest, count=1):
         return (None, day, DayFile(None, [], None, 0, "", count, lowest, highest))

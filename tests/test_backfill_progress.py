@@ -4,7 +4,7 @@ import re
 
 from conftest import run_script
 from backfill import Progress
-from shoptoolkit.project_paths import day_file
+from shoptoolkit.storage.project_paths import day_file
 
 TIMED = re.compile(r"(.*) \((\d+\.\d\d?) s\)")
 

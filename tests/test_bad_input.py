@@ -6,8 +6,8 @@ import pytest
 from conftest import SEP_15, run_script, table_rows
 from fingerprint import table_state
 from check_day import check_day
-from shoptoolkit.file_check.in_python import CONTROL
-from shoptoolkit.project_paths import day_file
+from shoptoolkit.storage.project_paths import day_file
+from shoptoolkit.till.line_rules import CONTROL
 from history import table_history
 from load_day import main as load_day_main
 
@@ -141,3 +141,38 @@ def test_clash_check_of_a_big_file_joins_instead_of_naming_ids(september, spark,
     assert load_day_main(["2026-09-16"]) == 1
     assert capsys.readouterr().err == f"error: {REJECTED['order_id already stored on another day'][1]}\n"
     assert table_state(spark) == before
+
+
+# Values each rule of line_rules.RULES is asked about: the edges written down, then generated ones from
+# an alphabet of the characters the rules turn on (ASCII and other decimal digits, signs, separators, a
+# full-width space), seeded so that every run asks the same.
+EDGES = ["", " ", "\u3000", "0", "123", "1" * 18, "1" * 19, "-1", "-0.5", "\u0661\u0662", "12a", " 12", "1.0",
+         "19.99", "1.999", "1e3", "00.10", "10000000000", "C01", " a ", "2026-09-15T20:30:00",
+         "2026-09-15T24:00:00", "2026-09-16T10:00:00", "2026-02-30T10:00:00", "2026-09-15 20:30:00",
+         "2026-09-15T20:30", "\uff12026-09-15T20:30:00", "2026-09-15T20:30:00Z", "2026-09-15T2\u0660:30:00"]
+ALPHABET = "0123456789-.:T a\u0663\u3000\uff15"
+
+
+def asked_values(count: int = 400) -> list:
+    import random
+    chance = random.Random(20261206)
+    day = "2026-09-15T"
+    made = ["".join(chance.choice(ALPHABET) for _ in range(chance.randint(0, 22))) for _ in range(count)]
+    return EDGES + made + [day + "".join(chance.choice("0123456789:") for _ in range(8)) for _ in range(count)]
+
+
+def test_each_rule_passes_the_same_values_in_python_and_inside_spark(spark):
+    """One table of rules makes both paths: for every rule, the Python test and the Spark expression agree
+    on every value asked (the refusal's words are then the Python path's, on either path)."""
+    import datetime as dt
+    from pyspark.sql import functions as F
+    from shoptoolkit.till.line_rules import PASSES, RULES
+    from shoptoolkit.till.rules_sql import SPARK_PASSES
+    day, values = dt.date(2026, 9, 15), asked_values()
+    frame = spark.createDataFrame([(value,) for value in values], "value STRING")
+    answers = frame.select("value", *[SPARK_PASSES[rule.kind](F.col("value"), rule, F.lit(str(day))).alias(f"r{place}")
+                                      for place, rule in enumerate(RULES)]).collect()
+    differing = [(rule.column, rule.kind, row.value) for row in answers for place, rule in enumerate(RULES)
+                 if bool(row[f"r{place}"]) != PASSES[rule.kind](row.value, rule, day)]
+    assert differing == []
+    assert {rule.kind for rule in RULES} == set(PASSES) == set(SPARK_PASSES)

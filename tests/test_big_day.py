@@ -7,7 +7,7 @@ import sys
 
 from conftest import ROOT
 from delta_session import orders_table
-from shoptoolkit.project_paths import day_file
+from shoptoolkit.storage.project_paths import day_file
 
 ROWS = 1_000_000
 PEAK_RSS_LIMIT_MB = 400

@@ -134,7 +134,7 @@ def test_the_scripts_on_a_standalone_cluster_print_and_write_as_in_local_mode(tm
 
 
 def test_the_driver_keeps_to_loopback_only_for_a_master_on_this_machine_and_reads_the_secret():
-    from shoptoolkit.spark_settings import LOCAL_SETTINGS, master_settings
+    from shoptoolkit.engine.spark_settings import LOCAL_SETTINGS, master_settings
     for master in ("local[*]", "local[2]", "spark://127.0.0.1:7077", "spark://localhost:7077"):
         assert master_settings(master, {}) == LOCAL_SETTINGS, master
     for master in ("spark://10.1.2.3:7077", "spark://127.0.0.1.example.com:7077", "yarn", "k8s://https://k:443"):

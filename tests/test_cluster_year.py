@@ -18,11 +18,11 @@ import time
 import pytest
 
 from conftest import group_members
-from shoptoolkit.file_check.in_python import read_day_file
+from shoptoolkit.dates import day_loaded_by, run_dates
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.project_paths import root_at
-from shoptoolkit.run_args import day_loaded_by, run_dates
+from shoptoolkit.storage.project_paths import root_at
 from shoptoolkit.table_schema import columns_ddl
+from shoptoolkit.till.in_python import read_day_file
 from standalone import StandaloneCluster
 from test_cluster import PLACE, TIME, run_watched
 

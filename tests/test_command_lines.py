@@ -12,8 +12,8 @@ from conftest import run_script, table_rows, table_version
 from delta_session import partition_columns
 from held_write import first_loses
 from make_days import DAY_COUNTS
-from shoptoolkit.project_paths import day_file
-from shoptoolkit.run_args import day_loaded_by, run_dates
+from shoptoolkit.dates import day_loaded_by, run_dates
+from shoptoolkit.storage.project_paths import day_file
 
 CONFLICT = "DELTA_CONCURRENT_APPEND.WITHOUT_HINT"
 TIME = re.compile(r" \(\d+\.\d\d? s\)$")  # a run's time (0.00 s), the closing line's (0.0 s)

@@ -20,7 +20,7 @@ import pytest
 
 from conftest import ROOT, group_members, table_rows, table_version
 from fingerprint import content_sha256
-from shoptoolkit.project_paths import day_file
+from shoptoolkit.storage.project_paths import day_file
 
 FIRST, LAST = "2026-09-02", "2026-09-05"  # 4 runs: days 2026-09-01 .. 2026-09-04
 KILLS = int(os.environ.get("SHOP_CRASH_KILLS", "12"))  # more for a longer soak, fewer for a quick try

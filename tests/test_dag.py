@@ -193,7 +193,7 @@ def test_sdp_nightly_runs_the_pipeline_at_three_with_the_selection_from_the_run_
 
 def test_sdp_nightly_starts_the_pipelines_spark_as_the_prepare_task_wrote_it(airflow_home, monkeypatch, tmp_path):
     """The run task's environment is rendered when it runs, from the spark-start.json prepare wrote."""
-    from shoptoolkit.pipeline_setup import START_FILE
+    from shoptoolkit.engine.pipeline_setup import START_FILE
     monkeypatch.setenv("SHOP_HOME", str(tmp_path))
     started = {"SPARK_REMOTE": "local", "SPARK_DIST_CLASSPATH": "/jars/delta-spark.jar:/jars/delta-storage.jar",
                "PYSPARK_SUBMIT_ARGS": "--properties-file /p/spark-defaults.conf --conf 'spark.driver.extraJavaOptions="

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bundle import load, task_argv
-from shoptoolkit.project_paths import root_at
+from shoptoolkit.storage.project_paths import root_at
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""check_day answers from the load's own record in the Delta log (shoptoolkit/day_record.py) while nothing
+"""check_day answers from the load's own record in the Delta log (shoptoolkit/truth/day_record.py) while nothing
 else touched the day, and by comparing its rows with the file as soon as anything did: here a plain Spark session writes the
 table as any other Delta client would, and each of its writes is caught. Then the same rules on logs
 written here by hand (no Spark): what proves a day and what does not, one case each."""
@@ -14,8 +14,8 @@ from check_day import check_day
 from check_month import month_states
 from history import table_history
 from restore_day import restore_days
-from shoptoolkit.day_record import recorded_checks
-from shoptoolkit.project_paths import day_file, root_at, table_path
+from shoptoolkit.storage.project_paths import day_file, root_at, table_path
+from shoptoolkit.truth.day_record import recorded_checks
 
 OK_15 = (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
 SEP_14 = SEP_15.replace(day=14)

@@ -4,22 +4,25 @@ for check_day and check_month alike; a session in any time zone stores and check
 and check_day, check_month and --reprocess give every day the same verdict after any other writer's
 operation, with the file unchanged, edited before that write or after it."""
 import datetime as dt
+import os
+import sys
+from collections import Counter
 
 import pytest
 
 from backfill import main as backfill_main
 from check_day import check_day, main as check_day_main
-from check_month import check_month, month_states
+from check_month import check_month, main as check_month_main, month_states
 from conftest import SEP_15, append_line
 from load_day import load_day
-from shoptoolkit.file_check import in_spark
-from shoptoolkit.file_check.in_python import read_day_file
-from shoptoolkit.project_paths import day_file, table_path
-from shoptoolkit.reprocess import dates_to_run
+from shoptoolkit.dates import run_dates
 from shoptoolkit.row_values import table_columns
-from shoptoolkit.run_args import run_dates
-from shoptoolkit.table import orders_table
+from shoptoolkit.storage.project_paths import day_file, table_path
+from shoptoolkit.table.delta_table import orders_table
 from shoptoolkit.table_schema import CSV_OPTIONS, columns_ddl
+from shoptoolkit.till import in_spark
+from shoptoolkit.till.in_python import read_day_file
+from shoptoolkit.truth.reprocess import dates_to_run
 
 AMOUNT_2047 = ("PROBLEM 2026-09-12: 5 rows for the file's 5 orders, 1 differing (2047); "
                "order 2047: amount 450.00 in the table, 4.50 in the file")
@@ -44,7 +47,7 @@ def test_another_writers_changed_amount_is_named_by_every_check(september, spark
     assert check_day(spark, "2026-09-13") == check_day(spark, "2026-09-13", deep=True) == (False, AMOUNT_2047)
     assert check_day_main(["2026-09-13"]) == 1
     assert capsys.readouterr().out == AMOUNT_2047 + "\n"
-    monkeypatch.setattr("check_day.IDS_IN_PYTHON", 0)  # compared inside Spark: the same line
+    monkeypatch.setattr("shoptoolkit.truth.day_truth.IDS_IN_PYTHON", 0)  # compared inside Spark: the same line
     assert check_day(spark, "2026-09-13", deep=True) == (False, AMOUNT_2047)
     states = {found.day: found for found in month_states(spark, "2026-09")}
     assert (states[dt.date(2026, 9, 12)].state, states[dt.date(2026, 9, 12)].message) == ("mismatch", AMOUNT_2047)
@@ -150,3 +153,45 @@ def test_every_check_gives_each_day_one_verdict_after_another_writer(september, 
         assert (run in chosen) == (found.state in ("changed", "mismatch", "missing"))
         if found.day in dict(DAYS.values()):
             assert check_day(spark, run, deep=True)[0] == (found.state == "ok")
+
+
+OPENED = []  # (path, mode) of every file this process opens while a test records them (sys.audit's "open")
+
+
+def note_open(event, args):
+    if event == "open" and OPENED and OPENED[0] == "recording" and isinstance(args[0], (str, bytes, os.PathLike)):
+        OPENED.append(os.fsdecode(args[0]))
+
+
+sys.addaudithook(note_open)  # a hook stays for the process's life: it notes only while a test records
+
+
+def opened_while(work) -> list:
+    """The files this process opened while work ran (Spark's JVM reads are its own, not counted)."""
+    OPENED[:] = ["recording"]
+    try:
+        work()
+    finally:
+        seen = OPENED[1:]
+        OPENED.clear()
+    return seen
+
+
+def reads_of(seen: list, day) -> tuple:
+    """(how many times the day's file was opened, the log's commit files opened more than once)."""
+    commits = Counter(path for path in seen if "_delta_log" in path and path.endswith(".json"))
+    return seen.count(str(day_file(day))), sorted(path for path, count in commits.items() if count > 1)
+
+
+def test_the_route_reads_a_day_s_file_and_each_commit_once(september, spark, capsys):
+    """check_day from the record, check_day of a changed day (the rows compared), check_month: each file
+    of a day is read once, and each commit of the log once, however many steps use them."""
+    seen = opened_while(lambda: check_day_main(["2026-09-16"]))
+    assert reads_of(seen, SEP_15) == (1, [])
+    append_line(SEP_15, "2131,C02,19.99,2026-09-15T20:30:00")
+    seen = opened_while(lambda: check_day_main(["2026-09-16"]))
+    assert reads_of(seen, SEP_15) == (1, [])
+    seen = opened_while(lambda: check_month_main(["2026-09", "--today", "2026-10-01"]))
+    assert [reads_of(seen, day)[0] for day in run_dates("2026-09-01", "2026-09-30")] == [1] * 30
+    assert reads_of(seen, SEP_15)[1] == []
+    assert capsys.readouterr().out.splitlines()[-1] == "PROBLEM 2026-09: 1 of 30 days do not match"

@@ -8,7 +8,7 @@ import sys
 
 from backfill import commit_count
 from conftest import ROOT
-from shoptoolkit.jvm.spark_jvm import LASTING_RUNS, QUICK_JIT, archive_path, java_options, lasting
+from shoptoolkit.engine.spark_jvm import LASTING_RUNS, QUICK_JIT, archive_path, java_options, lasting
 
 
 def test_a_short_session_keeps_the_quick_jit_and_a_lasting_one_has_the_full_jit():
@@ -23,7 +23,7 @@ def test_a_session_lasts_unless_its_caller_says_it_is_for_fewer_than_fifteen_com
 
 
 def test_a_prompt_or_ipython_lasts_whatever_its_caller_said_and_a_script_does_not():
-    ask = "from shoptoolkit.jvm.spark_jvm import lasting; print('lasting', lasting(1))"
+    ask = "from shoptoolkit.engine.spark_jvm import lasting; print('lasting', lasting(1))"
     prompt = subprocess.run([sys.executable, "-i"], input=ask + "\n", capture_output=True, text=True, cwd=ROOT)
     script = subprocess.run([sys.executable, "-c", ask], capture_output=True, text=True, cwd=ROOT)
     in_ipython = subprocess.run([sys.executable, "-m", "IPython", "--no-banner", "-c", ask], capture_output=True,

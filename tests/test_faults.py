@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, run_script
 from backfill import main as backfill_main
 from check_day import main as check_day_main
-from shoptoolkit.project_paths import table_path
+from shoptoolkit.storage.project_paths import table_path
 from load_day import main as load_day_main
 
 LOG = "lake/orders_daily/_delta_log"

@@ -1,6 +1,6 @@
 """The house stays as the README draws it: at the top only what a user runs or opens, the machinery in
-the shoptoolkit package (the JVM's in shoptoolkit/jvm/), nothing importing from a band above its own,
-and every module short enough to read in a screen or two."""
+the shoptoolkit package's rooms, imports running one way in the order ROOMS writes down (no circle, no
+room reaching one after its own), and every module short enough to read in a screen or two."""
 import ast
 import subprocess
 
@@ -15,52 +15,55 @@ SCRIPTS = {"make_days", "load_day", "check_day", "check_month", "backfill", "par
 TOP = {f"{name}.py" for name in SCRIPTS | {"delta_session"}} | {
     "landing", "tests", "requirements.txt", "requirements", "README.md", "Makefile", "databricks.yml", "dags",
     "pipelines", "notebooks", "docs", "bench", "shoptoolkit"}
-JVM = {"shoptoolkit.jvm.spark_jvm", "shoptoolkit.jvm.expression_mode", "shoptoolkit.jvm.class_archive",
-       "shoptoolkit.jvm.log_store", "shoptoolkit.jvm.s3_connector"}
-FILE_CHECK = {f"shoptoolkit.file_check.{name}" for name in ("in_python", "in_spark", "in_write", "line_scan",
-                                                                   "rules_sql")}
-STORAGE = {f"shoptoolkit.storage.{name}" for name in ("object_path", "stores")}
-
-# The bands, bottom up: the package's shared helpers (with the JVM's, the file check's and the storage's),
-# the package's day machinery, the scripts' shared helper, the day scripts, the drivers that loop or serve.
-HELPERS = {f"shoptoolkit.{name}" for name in (
-    "table_schema", "errors", "conflicts", "commit_safety", "project_paths", "retry", "run_args", "delta_log_check",
-    "day_frames", "first_load", "spark_settings", "table",
-    "connect_client", "connect_server", "pipeline_setup", "pipeline_port", "undo_window", "row_values")} | (
-    JVM | FILE_CHECK | STORAGE)
-MACHINERY = {f"shoptoolkit.{name}" for name in ("day_compare", "lineage", "late_clash", "commit_ids", "load_days",
-                                                 "day_states", "month_calendar", "reprocess", "compaction",
-                                                 "day_record", "spark_compare", "held_write")}
+# The order the imports run in, written once, bottom up: a module imports only from its own room or a
+# room before it. The package's rooms first (its base modules, then one subpackage a concern), then the
+# scripts' shared helper, the day scripts, the drivers that loop or serve.
+BASE = {f"shoptoolkit.{name}" for name in ("errors", "dates", "places", "table_schema", "row_values")}
+PACKAGE_ROOMS = ["shoptoolkit.storage", "shoptoolkit.engine", "shoptoolkit.till", "shoptoolkit.table",
+                 "shoptoolkit.truth", "shoptoolkit.writing"]
 SESSION = {"delta_session"}
 DAYS = {"make_days", "load_day", "check_day", "restore_day", "partition_table", "history", "failed_day", "upkeep"}
 DRIVERS = {"backfill", "parallel", "check_month", "spark_server", "run_pipeline", "check_pipeline"}
-BANDS = [HELPERS, MACHINERY, SESSION, DAYS, DRIVERS]
+ROOMS = [BASE, *[{room} for room in PACKAGE_ROOMS], {"shoptoolkit.run_args"}, SESSION, DAYS, DRIVERS]
 MAX_FILE_LINES = 200
+MAX_PACKAGE_IMPORTS = 5
 MAX_FUNCTION_LINES = 30
 
 
-def band(name: str) -> int:
-    return next(number for number, members in enumerate(BANDS) if name in members)
+def room(name: str) -> int:
+    """The place in ROOMS of a module's room: its own name's, or its subpackage's."""
+    return next(number for number, members in enumerate(ROOMS)
+                if name in members or any(name.startswith(f"{member}.") for member in members))
 
 
 def module_name(path) -> str:
-    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def modules() -> list:
-    return sorted(ROOT.glob("*.py")) + sorted(path for path in (ROOT / "shoptoolkit").rglob("*.py")
-                                              if path.name != "__init__.py")
+    return sorted(ROOT.glob("*.py")) + sorted((ROOT / "shoptoolkit").rglob("*.py"))
+
+
+PATHS = {module_name(path): path for path in modules()}
+KNOWN = set(PATHS)
 
 
 def toolkit_imports(path) -> set:
-    """The toolkit's modules that path imports (at its top or inside a function)."""
+    """The toolkit's modules that path imports (at its top or inside a function), with the packages whose
+    __init__ such an import runs first, but for path's own packages (Python is already running those)."""
     names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
-    return names & set().union(*BANDS)
+    names = {".".join(name.split(".")[:end]) for name in names for end in range(1, name.count(".") + 2)}
+    own = module_name(path)
+    return {name for name in names & KNOWN if name != own and not own.startswith(f"{name}.")}
+
+
+IMPORTS = {module_name(path): toolkit_imports(path) for path in modules()}
 
 
 def test_the_top_holds_only_what_a_user_runs_or_opens():
@@ -68,31 +71,88 @@ def test_the_top_holds_only_what_a_user_runs_or_opens():
     assert {line.split("/")[0] for line in tracked.splitlines() if not line.startswith(".")} == TOP
 
 
-def test_the_jvm_machinery_lives_together_in_one_sub_part():
-    jvm = ROOT / "shoptoolkit" / "jvm"
-    assert {module_name(path) for path in jvm.glob("*.py") if path.name != "__init__.py"} == JVM
-    assert (jvm / "log4j2.properties").is_file()
-    assert (jvm / "java" / "shoptoolkit" / "AtomicLocalLogStore.java").is_file()
+def test_every_room_of_the_package_says_its_job_in_its_first_line():
+    for name in ["shoptoolkit", *PACKAGE_ROOMS]:
+        init = ROOT.joinpath(*name.split("."), "__init__.py")
+        assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"{init} says no job"
 
 
-def test_the_file_check_s_two_paths_live_together_in_one_sub_part():
-    folder = ROOT / "shoptoolkit" / "file_check"
-    assert {module_name(path) for path in folder.glob("*.py") if path.name != "__init__.py"} == FILE_CHECK
+def test_the_engine_keeps_its_jvm_parts_beside_it():
+    engine = ROOT / "shoptoolkit" / "engine"
+    assert (engine / "log4j2.properties").is_file()
+    assert (engine / "java" / "shoptoolkit" / "AtomicLocalLogStore.java").is_file()
 
 
-def test_the_storage_lives_together_in_one_sub_part():
-    folder = ROOT / "shoptoolkit" / "storage"
-    assert {module_name(path) for path in folder.glob("*.py") if path.name != "__init__.py"} == STORAGE
+def test_every_module_of_the_toolkit_has_a_room():
+    assert sorted(name for name in KNOWN if name != "shoptoolkit" and room_or_none(name) is None) == []
 
 
-def test_every_module_of_the_toolkit_has_a_band():
-    assert {module_name(path) for path in modules()} == set().union(*BANDS)
+def room_or_none(name):
+    try:
+        return room(name)
+    except StopIteration:
+        return None
 
 
 @pytest.mark.parametrize("path", modules(), ids=module_name)
-def test_a_module_imports_only_its_own_band_or_below(path):
-    above = sorted(name for name in toolkit_imports(path) if band(name) > band(module_name(path)))
-    assert above == [], f"{module_name(path)} imports {above}, from a band above its own"
+def test_a_module_imports_only_its_own_room_or_one_before_it(path):
+    name = module_name(path)
+    if name == "shoptoolkit":
+        return
+    later = sorted(other for other in IMPORTS[name] if other != "shoptoolkit" and room(other) > room(name))
+    assert later == [], f"{name} imports {later}, from a room after its own"
+
+
+def test_no_import_circle_anywhere():
+    """Between rooms and inside each: the modules can be put in an order where each imports only earlier ones."""
+    waiting, done = dict(IMPORTS), set()
+    while waiting:
+        ready = [name for name, imported in waiting.items() if imported <= done]
+        if not ready:
+            break
+        done |= set(ready)
+        for name in ready:
+            del waiting[name]
+    assert sorted(waiting) == [], "modules in an import circle (or waiting on one)"
+
+
+def test_inside_the_package_a_module_imports_modules_never_a_room_s_face():
+    """A room's __init__ may gather names for the scripts; inside the package one takes them from their
+    modules, so that no module waits on a room's __init__ that is still being run."""
+    faces = {"shoptoolkit", *PACKAGE_ROOMS}
+    taking = sorted(f"{name} takes {node.module}'s names" for name, path in PATHS.items()
+                    if name.startswith("shoptoolkit") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                    if isinstance(node, ast.ImportFrom) and node.module in faces
+                    and any(f"{node.module}.{alias.name}" not in KNOWN for alias in node.names))
+    assert taking == []
+
+
+def test_a_room_s_face_hides_none_of_its_modules():
+    """A name a room's __init__ gathers is never one of its modules' names (the module would read as that name)."""
+    hidden = sorted(f"{room}.{alias.asname or alias.name}" for room in PACKAGE_ROOMS
+                    for node in ast.walk(ast.parse(PATHS[room].read_text(encoding="utf-8")))
+                    if isinstance(node, ast.ImportFrom) for alias in node.names
+                    if f"{room}.{alias.asname or alias.name}" in KNOWN)
+    assert hidden == []
+
+
+def test_nothing_outside_storage_tests_a_root_s_scheme():
+    """A store's parts are asked of storage/ (parts.py): no other module compares a root with `s3a://` and kin."""
+    schemes = ("s3a", "gs", "abfss")
+    testing = sorted(f"{name}:{node.lineno}" for name, path in PATHS.items() if not name.startswith("shoptoolkit.storage")
+                     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("startswith", "endswith")
+                     and any(isinstance(arg, ast.Constant) and str(arg.value).startswith(schemes) for arg in node.args))
+    assert testing == []
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_a_script_takes_the_package_through_a_few_faces(name):
+    """A script reads like the course's: delta_session and at most five imports of the package."""
+    tree = ast.parse((ROOT / f"{name}.py").read_text(encoding="utf-8"))
+    taken = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+             and (node.module or "").startswith("shoptoolkit")]
+    assert len(taken) <= MAX_PACKAGE_IMPORTS, f"{name}.py imports the package {len(taken)} times: {taken}"
 
 
 @pytest.mark.parametrize("path", modules() + sorted((ROOT / "dags").glob("*.py")), ids=module_name)

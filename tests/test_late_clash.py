@@ -1,4 +1,4 @@
-"""Two loads at once whose files share an order id that no day holds yet (shoptoolkit/late_clash.py).
+"""Two loads at once whose files share an order id that no day holds yet (shoptoolkit/writing/late_clash.py).
 
 Both are held inside their Delta transactions and let go together. On a table partitioned by order_date
 Delta lets both commit (neither read the other's day), so the toolkit looks again after its commit: the
@@ -31,8 +31,8 @@ def test_the_later_of_two_loads_sharing_a_new_id_gives_way(spark, tmp_path):
     from history import table_history
     from load_day import load_day
     from partition_table import partition_by_day
-    from shoptoolkit.project_paths import root_at
-    from shoptoolkit.table import orders_table
+    from shoptoolkit.storage.project_paths import root_at
+    from shoptoolkit.table.delta_table import orders_table
     root = tmp_path / "root"
     write_files(root / "landing" / "orders")
     with root_at(root):

@@ -4,7 +4,7 @@ from conftest import LATE_ORDER, SEP_15, append_line, run_script, table_rows, ta
 from check_day import check_day, main as check_day_main
 from check_month import check_month, main as check_month_main
 from delta_session import orders_table
-from shoptoolkit.project_paths import day_file
+from shoptoolkit.storage.project_paths import day_file
 from history import main as history_main, table_history
 from load_day import load_day, main as load_day_main
 
@@ -123,7 +123,7 @@ def test_cli_error_has_no_java_trace(september):
 
 def test_a_big_day_is_compared_inside_spark_with_the_same_lines(september, spark, monkeypatch):
     """Above IDS_IN_PYTHON orders check_day compares in Spark; its lines are the small days' lines."""
-    import check_day as module
+    from shoptoolkit.truth import day_truth as module  # the route's choice, made once for every checker
     spark.sql("DELETE FROM orders_daily WHERE order_id = 2059")
     spark.sql("INSERT INTO orders_daily SELECT 9001, customer_id, amount, ordered_at, order_date "
               "FROM orders_daily WHERE order_id = 2060")

@@ -11,7 +11,7 @@ import pytest
 from py4j.protocol import Py4JJavaError
 
 from load_day import load_day
-from shoptoolkit.jvm.spark_jvm import LOG_STORE_CLASS
+from shoptoolkit.engine.spark_jvm import LOG_STORE_CLASS
 
 COMMIT = "00000000000000000007.json"
 

@@ -1,7 +1,7 @@
 import datetime as dt
 import hashlib
 
-from shoptoolkit.project_paths import day_file, landing_dir, table_path
+from shoptoolkit.storage.project_paths import day_file, landing_dir, table_path
 from make_days import main as make_days_main
 
 KNOWN_DAY_COUNTS = {2: 5, 15: 3, 20: 3, 29: 5, 30: 6}

@@ -14,9 +14,9 @@ import pytest
 
 from check_day import check_day
 from check_month import check_month
-from shoptoolkit.file_check.in_python import read_day_file, read_orders
+from shoptoolkit.dates import day_loaded_by
+from shoptoolkit.till.in_python import read_day_file, read_orders
 from conftest import LATE_ORDER, ROOT, SEP_15, append_line, table_rows, table_version
-from shoptoolkit.run_args import day_loaded_by
 from held_write import ended_processes, release, wait_held
 from load_day import load_day
 

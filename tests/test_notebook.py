@@ -27,9 +27,9 @@ BIG_DAY_IN_SPARK = """\
 from check_day import check_day
 from load_day import load_day
 from shoptoolkit import day_compare, day_frames
-from shoptoolkit.file_check import in_spark
-from shoptoolkit.jvm.spark_jvm import QUICK_JIT
-from shoptoolkit.project_paths import day_file
+from shoptoolkit.till import in_spark
+from shoptoolkit.engine.spark_jvm import QUICK_JIT
+from shoptoolkit.storage.project_paths import day_file
 
 arguments = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
 print("full JIT:", QUICK_JIT not in list(arguments))

@@ -1,4 +1,4 @@
-"""A big day loaded in one job (shoptoolkit/held_write.py): the job's own tasks check the lines, its facts
+"""A big day loaded in one job (shoptoolkit/writing/held_write.py): the job's own tasks check the lines, its facts
 go into the lineage, and a file it refuses (a bad last line, a last line repeating the first one's id)
 leaves nothing in any version of the table, in its change data feed, in its history or in its folder."""
 import datetime as dt
@@ -8,7 +8,7 @@ import pytest
 
 from delta_session import history_frame, orders_table, table_at_version, table_sql_name, table_version
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.project_paths import day_file, table_path
+from shoptoolkit.storage.project_paths import day_file, table_path
 from test_big_day import ROWS, write_big_day
 
 DAY, RUN = dt.date(2026, 9, 15), "2026-09-16"
@@ -20,7 +20,7 @@ def big_file(tmp_path_factory):
     """The million-order file of test_big_day, written once for this module's tests to copy."""
     folder = tmp_path_factory.mktemp("big")
     (folder / "landing" / "orders").mkdir(parents=True)
-    from shoptoolkit.project_paths import root_at
+    from shoptoolkit.storage.project_paths import root_at
     with root_at(folder):
         write_big_day(DAY)
         return day_file(DAY)
@@ -51,8 +51,8 @@ def named_files() -> set:
 def test_a_good_big_day_loads_in_one_job_with_its_facts(spark, table, monkeypatch):
     import load_day
     from check_day import check_day
-    from shoptoolkit.lineage import commit_loads
-    from shoptoolkit.spark_compare import table_digest
+    from shoptoolkit.table.load_lineage import commit_loads
+    from shoptoolkit.truth.spark_compare import table_digest
     monkeypatch.setattr(load_day, "checked_day", None)  # the two-pass load's check is not called
     assert load_day.load_day(spark, RUN) == f"run {RUN} loaded {DAY}: {ROWS} rows, orders_daily has {ROWS + 4}"
     entry, = commit_loads(history_frame(spark, 1).first().userMetadata)

@@ -13,7 +13,7 @@ from backfill import backfill
 from conftest import run_script, table_rows, table_version
 from delta_session import partition_columns
 from held_write import first_loses
-from shoptoolkit.run_args import day_loaded_by, run_dates
+from shoptoolkit.dates import day_loaded_by, run_dates
 from load_day import load_day, load_retrying
 from parallel import one_try, run_at_once, summary
 from partition_table import partition_by_day

@@ -1,6 +1,6 @@
 """Pipeline runs of two project folders at once take turns for spark-pipelines' one local port (15002):
 the second prints one line naming the first and waits, then both load their folder's September. A port
-that another program keeps is refused in one line (shoptoolkit/pipeline_port.py)."""
+that another program keeps is refused in one line (shoptoolkit/engine/pipeline_port.py)."""
 import socket
 import subprocess
 import sys
@@ -9,8 +9,8 @@ import pytest
 from pyspark.sql import functions as F
 
 from conftest import ROOT, group_members, own_group, wait_for
+from shoptoolkit.engine.pipeline_port import LOCAL_PORT, local_port, wait_free
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.pipeline_port import LOCAL_PORT, local_port, wait_free
 
 # two pipeline runs, one after the other; none of another test's beside them (conftest.pipeline_turn)
 pytestmark = [pytest.mark.timeout(1200), pytest.mark.usefixtures("pipeline_turn")]

@@ -16,7 +16,7 @@ import pytest
 from backfill import main as backfill_main
 from check_day import main as check_day_main
 from check_month import main as check_month_main
-from shoptoolkit.project_paths import root_at
+from shoptoolkit.storage.project_paths import root_at
 from history import main as history_main
 from load_day import main as load_day_main
 from make_days import main as make_days_main

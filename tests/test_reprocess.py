@@ -9,15 +9,16 @@ from types import SimpleNamespace
 
 from conftest import LATE_ORDER, SEP_15, append_line, run_script, table_rows, table_version
 from backfill import backfill, main as backfill_main
-from check_month import check_month, closing_line, main as check_month_main, month_states
-from shoptoolkit.day_states import DayState
-from shoptoolkit.file_check.in_python import read_day_file
-from shoptoolkit.project_paths import day_file
+from check_month import check_month, main as check_month_main, month_states
+from shoptoolkit.storage.project_paths import day_file
+from shoptoolkit.till.in_python import read_day_file
+from shoptoolkit.truth.day_truth import DayState
+from shoptoolkit.truth.month_calendar import draw_calendar, wants_colour
+from shoptoolkit.truth.reprocess import dry_run
+from shoptoolkit.truth.verdict import closing_line
 from history import main as history_main, table_history
 from load_day import main as load_day_main
 from make_days import make_days
-from shoptoolkit.month_calendar import draw_calendar, wants_colour
-from shoptoolkit.reprocess import dry_run
 
 SEPTEMBER = dt.date(2026, 9, 1)
 SEPTEMBER_15_CHANGED = """\

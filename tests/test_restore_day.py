@@ -8,9 +8,9 @@ import restore_day
 from backfill import backfill
 from check_month import check_month
 from conftest import LATE_ORDER, SEP_15, append_line, table_rows, table_version
-from shoptoolkit.day_states import file_sha256
+from shoptoolkit.storage.project_paths import day_file, table_path
+from shoptoolkit.truth.day_truth import file_sha256
 from delta_session import history_frame
-from shoptoolkit.project_paths import day_file, table_path
 from held_write import held, release, wait_held
 from history import main as history_main
 from load_day import load_day, main as load_day_main
@@ -53,7 +53,7 @@ def test_a_bad_correction_is_undone_then_redone_and_other_days_are_untouched(sep
 def test_a_restored_day_is_compared_with_the_file_its_rows_came_from(september, spark):
     """An amount typed wrong keeps the order ids: after the restore the rows are the original file's,
     so the day is changed until its file is the original again (make_days.py writes the same bytes)."""
-    from shoptoolkit.day_states import day_states
+    from shoptoolkit.truth.day_truth import day_states
     from make_days import make_days
     original = file_sha256(SEP_15)
     typo = day_file(SEP_15).read_text().replace(",24.90,", ",2490.00,")

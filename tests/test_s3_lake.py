@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import urllib.parse
+from collections import Counter
 from contextlib import contextmanager, redirect_stdout
 
 import pytest
@@ -74,7 +75,7 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, 
     from check_day import check_day
     from conftest import append_line
     from load_day import load_day
-    from shoptoolkit.project_paths import day_file
+    from shoptoolkit.storage.project_paths import day_file
     assert run(on_bucket, tmp_path, "make_days.py") == (
         0, ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"], "")
     on_folder = [TIME.sub("", line) for line in (september_template / "backfill.out").read_text().splitlines()]
@@ -98,6 +99,11 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, 
     assert any(target.startswith(f"/{BUCKET}/{tmp_path.name}/landing/orders/{SEP_15}.csv")
                for _, target in proxy.requests), proxy.requests
     assert [(method, target) for method, target in proxy.requests if outside_the_log(target, table)] == []
+    day_key, gets = f"/{BUCKET}/{tmp_path.name}/landing/orders/{SEP_15}.csv", Counter()
+    for method, target in proxy.requests:
+        gets.update([target.split("?")[0]] if method == "GET" else [])
+    assert gets[day_key] == 1  # the route reads the day's file once, and each commit of the log once
+    assert [key for key, count in gets.items() if "/_delta_log/" in key and key.endswith(".json") and count > 1] == []
 
     # The rest of the course on both, the folder's in this session: a restore, the history, upkeep's VACUUM.
     load_day(spark, "2026-09-16")  # the folder's table at version 30 too
@@ -263,7 +269,7 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
     """The server goes away while a load's rows are held inside its write (tests/held_write.py), then
     comes back on its port: the load said so in one line and committed nothing; its rerun loads the day.
     S3A's retries are cut short through spark-defaults.conf, as a user passes any fs.s3a.* setting."""
-    from shoptoolkit.connect_server import free_port
+    from shoptoolkit.engine.connect_server import free_port
     conf, hold, port = tmp_path / "conf", tmp_path / "hold", free_port()
     conf.mkdir()
     hold.mkdir()
@@ -297,9 +303,9 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
 
 
 def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(on_bucket, tmp_path, served):
-    """A file over BIG_FILES: load_day.py checks it inside Spark (file_check/in_spark.py), reading it
+    """A file over BIG_FILES: load_day.py checks it inside Spark (till/in_spark.py), reading it
     from the bucket, and prints the folder's line; the check from the load's record then proves it."""
-    from shoptoolkit.project_paths import BIG_FILES, day_file
+    from shoptoolkit.storage.project_paths import BIG_FILES, day_file
     orders = 400_000
     lines = [f"{10_000_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},{SEP_15}T{i * 86400 // orders // 3600:02d}:"
              f"{i * 86400 // orders // 60 % 60:02d}:{i * 86400 // orders % 60:02d}\n" for i in range(orders)]

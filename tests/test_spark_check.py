@@ -1,4 +1,4 @@
-"""The Spark path of a day's check (shoptoolkit/file_check/in_spark.py): every refusal of the bad-input
+"""The Spark path of a day's check (shoptoolkit/till/in_spark.py): every refusal of the bad-input
 matrix, with the bad line near the end of a big file, gets the Python path's line, and its files that load
 give the CSV reader's rows; the common-line pattern takes no line the rules refuse; a valid big day loads,
 checks ok and keeps its file's sha256; check_pipeline.py sums it in Spark; a commit of several days
@@ -24,15 +24,16 @@ from conftest import SEP_15, table_rows
 from delta_session import history_frame
 from fingerprint import table_state
 from load_day import main as load_day_main
-from shoptoolkit import day_compare, day_frames
-from shoptoolkit.file_check import in_spark as spark_path
-from shoptoolkit.file_check.in_python import CONTROL, read_day_file, read_orders
-from shoptoolkit.day_record import recorded_checks
-from shoptoolkit.jvm import expression_mode
+from shoptoolkit.engine import expression_mode
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.project_paths import day_file
-from shoptoolkit.spark_compare import table_digest
+from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.table_schema import COLUMNS
+from shoptoolkit.till import day_frames, in_spark as spark_path
+from shoptoolkit.till.in_python import read_day_file, read_orders
+from shoptoolkit.till.line_rules import CONTROL
+from shoptoolkit.truth import day_compare, day_truth
+from shoptoolkit.truth.day_record import recorded_checks
+from shoptoolkit.truth.spark_compare import table_digest
 from test_bad_input import HEADER, LOADED, REJECTED
 
 FILLER = 5000  # valid orders put before a case's own lines, so that its bad line comes near the end
@@ -44,13 +45,13 @@ def in_spark(monkeypatch):
     monkeypatch.setattr(spark_path, "SPARK_CHECK_BYTES", 100_000)
     monkeypatch.setattr(day_frames, "MIN_SPLIT", 16_000)  # a file of 200 kB is read in four splits
 
-    def small_only(day):
+    def small_only(day, data=None):
         assert day_file(day).stat().st_size < spark_path.SPARK_CHECK_BYTES, "a big file was read in Python"
-        return read_day_file(day)
+        return read_day_file(day, data)
 
     def not_in_python(*_):
         raise AssertionError("an id's line was looked for in Python")
-    for module in (spark_path, day_compare):
+    for module in (spark_path, day_compare, day_truth):
         monkeypatch.setattr(module, "read_day_file", small_only)
     monkeypatch.setattr(spark_path, "line_of_id", not_in_python)
 
@@ -132,7 +133,7 @@ def test_the_common_line_pattern_takes_no_line_the_rules_refuse(spark, tmp_path,
     """checked_lines accepts a common line (rules_sql.common_order) with one pattern and checks no further:
     each line here, which that pattern must leave to every rule, is one it does not take."""
     from pyspark.sql import functions as F
-    from shoptoolkit.file_check.rules_sql import common_order
+    from shoptoolkit.till.rules_sql import common_order
     monkeypatch.chdir(tmp_path)
     day_file(SEP_15).parent.mkdir(parents=True)
     valid = ["2059, C 1 ,4.50,2026-09-15T10:00:00", "2059,C1,4,2026-09-15T23:59:59\r"]

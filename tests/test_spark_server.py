@@ -19,13 +19,13 @@ import pytest
 
 from conftest import LATE_ORDER, ROOT, SEP_15, append_line, group_members, run_script
 from held_write import ended_processes, release, wait_held
-from shoptoolkit.day_compare import compare_day, file_ids
+from shoptoolkit.dates import day_loaded_by, run_dates
+from shoptoolkit.engine.connect_server import alive, answers
+from shoptoolkit.truth.day_compare import compare_day, file_ids
+from shoptoolkit.truth.day_truth import DayState, file_sha256, state_of
+from shoptoolkit.truth.month_calendar import draw_calendar
 from check_month import month_days, month_verdict
-from shoptoolkit.day_states import DayState, file_sha256, state_of
-from shoptoolkit.run_args import day_loaded_by, run_dates
 from make_days import DAY_COUNTS
-from shoptoolkit.month_calendar import draw_calendar
-from shoptoolkit.connect_server import alive, answers
 
 pytestmark = pytest.mark.timeout(1200)  # the module's server starts in the first test's setup (up to 400 s)
 
@@ -181,7 +181,7 @@ LONG_LIVED_CLIENT = """
 import sys
 from pyspark.sql import SparkSession
 from delta_session import orders_table
-from shoptoolkit.project_paths import table_path
+from shoptoolkit.storage.project_paths import table_path
 mine = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
 print(orders_table(mine).count(), flush=True)
 for _ in sys.stdin:

@@ -21,13 +21,13 @@ from conftest import ROOT, SEP_15
 from failed_day import failed_day_line, main as failed_day_main
 from make_days import main as make_days_main, make_days
 from parallel import experiment_folder
-from shoptoolkit.delta_log_check import delta_log_problem
+from shoptoolkit.engine.pipeline_setup import pipeline_home
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.file_check.in_python import fingerprint, read_day_file
-from shoptoolkit.first_load import being_created, creating
-from shoptoolkit.pipeline_setup import pipeline_home
-from shoptoolkit.project_paths import day_file, landing_dir, logs_dir, root_at, shown, table_path
-from shoptoolkit.storage import listed_file, location
+from shoptoolkit.storage.location import listed_file, location
+from shoptoolkit.storage.project_paths import day_file, landing_dir, logs_dir, root_at, shown, table_path
+from shoptoolkit.table.delta_log_check import delta_log_problem
+from shoptoolkit.table.first_load import being_created, creating
+from shoptoolkit.till.in_python import fingerprint, read_day_file
 from test_day_record import LOGS as RECORDED, found_in_log
 from upkeep import data_files
 
@@ -260,7 +260,7 @@ def test_credentials_the_store_refuses_are_one_line_without_the_secret(s3, s3_se
 
 
 def test_a_local_root_loads_no_pyarrow(tmp_path):
-    code = ("import sys; from shoptoolkit.project_paths import day_file; import make_days, failed_day; "
+    code = ("import sys; from shoptoolkit.storage.project_paths import day_file; import make_days, failed_day; "
             "make_days.make_days(); print(failed_day.failed_day_line('2026-09-16')); "
             "print(day_file('2026-09-15').stat().st_size, sorted({m.split('.')[0] for m in sys.modules} & "
             "{'pyarrow', 'boto3', 'moto'}))")
@@ -271,3 +271,15 @@ def test_a_local_root_loads_no_pyarrow(tmp_path):
         "FAILED run 2026-09-16: day 2026-09-15 is not loaded and checked; landing/orders/2026-09-15.csv reads fine "
         "(3 orders): the table or Spark failed, see the load_day and check_day output", "144 []"]
     assert (tmp_path / "landing" / "orders" / "2026-09-15.csv").stat().st_size == 144
+
+
+def test_a_store_the_toolkit_cannot_probe_refuses_writers_at_once_in_one_line():
+    """A store with no check that it refuses a second commit of one version (storage/parts.py) is not
+    passed silently: parallel.py and backfill.py --parallel say so before anything is written."""
+    from shoptoolkit.storage.commit_safety import refuse_writers_on
+    from shoptoolkit.storage.parts import store_parts
+    with pytest.raises(ToolkitError) as refused:
+        refuse_writers_on("gs://shop/course/lake/orders_daily", spark=None)  # never asked: the store has no probe
+    assert str(refused.value) == ("gs://shop: writers at once are not supported on Google Cloud Storage yet (no "
+                                  "check that it refuses a second commit of one version): run one writer at a time there")
+    assert store_parts(ROOT) is None and store_parts("s3a://shop/course").refuses_second_put is not None

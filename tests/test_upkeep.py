@@ -21,10 +21,11 @@ from load_day import load_day
 from make_days import make_days
 from partition_table import partition_by_day
 from restore_day import main as restore_main, restore_days
-from shoptoolkit import compaction, day_frames
-from shoptoolkit.day_states import day_states
-from shoptoolkit.project_paths import day_file, table_path
-from shoptoolkit.reprocess import dates_to_run
+from shoptoolkit.storage.project_paths import day_file, table_path
+from shoptoolkit.till import day_frames
+from shoptoolkit.truth.day_truth import day_states
+from shoptoolkit.truth.reprocess import dates_to_run
+from shoptoolkit.writing import compaction
 
 YEAR = (dt.date(2025, 10, 1), dt.date(2026, 9, 30))
 

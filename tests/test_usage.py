@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from conftest import ROOT, run_script
-from shoptoolkit.jvm.spark_jvm import archive_path, log_store_jar
+from shoptoolkit.engine.spark_jvm import archive_path, log_store_jar
 
 
 @pytest.mark.parametrize("script, args, message", [
@@ -94,9 +94,9 @@ def test_python_m_runs_a_script_as_its_path_does(tmp_path, script, argument, mes
 
 
 def test_the_jvm_tools_run_as_modules_of_the_package():
-    """make setup builds the class archive and the log store with `python -m shoptoolkit.jvm....`."""
-    for module, line in (("shoptoolkit.jvm.class_archive", f"class archive: {archive_path()}"),
-                         ("shoptoolkit.jvm.log_store", f"log store: {log_store_jar()}")):
+    """make setup builds the class archive and the log store with `python -m shoptoolkit.engine....`."""
+    for module, line in (("shoptoolkit.engine.class_archive", f"class archive: {archive_path()}"),
+                         ("shoptoolkit.engine.log_store", f"log store: {log_store_jar()}")):
         done = subprocess.run([sys.executable, "-m", module, "--status"], cwd=ROOT, capture_output=True, text=True,
                               timeout=120)
         assert (done.returncode, done.stdout, done.stderr) == (0, line + "\n", "")

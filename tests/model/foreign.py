@@ -99,7 +99,7 @@ def foreign_plan(op, model, days) -> Plan:
     entry = {"operation": operation, "predicate": predicate, "rows_written": rows, "lineage": {}, "note": ""}
 
     def call(spark, show):
-        from shoptoolkit.project_paths import table_path
+        from shoptoolkit.storage.project_paths import table_path
         spark.sql(statement.replace("{table}", f"delta.`{table_path()}`"))
         return 0, []
 

@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from delta_session import delta_spark, set_root  # noqa: E402
-from shoptoolkit.project_paths import table_path  # noqa: E402
+from shoptoolkit.storage.project_paths import table_path
 
 if __name__ == "__main__":
     set_root(sys.argv[sys.argv.index("--root") + 1])

@@ -41,7 +41,7 @@ def read_all(spark):
 def serve() -> None:
     """For each root read from stdin, the JSON of its table on stdout, a line each. The session is made
     after the first root is set, so that a bucket's first root brings the S3 connector with it."""
-    from shoptoolkit.errors import one_line
+    from shoptoolkit.engine.spark_errors import one_line
     spark = None
     for line in sys.stdin:
         set_root(line.strip())

@@ -149,7 +149,7 @@ def held_commands(argvs: list, name: str) -> str:
 def hold_folder(root):
     """Where held writers' hold folders go (tests/held_write.py): the root when it is a folder, else a
     local folder for the history's run (a bucket's root has no folder to wait in), removed after it."""
-    from shoptoolkit.storage import is_local
+    from shoptoolkit.storage.location import is_local
     if is_local(root):
         yield root
         return
@@ -165,5 +165,5 @@ def fresh_root(folder: Path, on: str = None):
     s3a://BUCKET/PREFIX), a new prefix below it."""
     if not on:
         return Path(tempfile.mkdtemp(dir=folder)) / "root"
-    from shoptoolkit.storage import location
+    from shoptoolkit.storage.location import location
     return location(f"{on.rstrip('/')}/{uuid.uuid4().hex[:12]}") / "root"

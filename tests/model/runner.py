@@ -33,8 +33,8 @@ SPARK_PATH_BYTES = 6_000  # a day's file from this size on is checked inside Spa
 def spark_path_from(size: int):
     """Files of size bytes or more take the Spark path in the shared session, read in splits of 2 kB (as
     tests/test_spark_check.py lowers them), so that a history's big file runs it; put back after."""
-    from shoptoolkit import day_frames
-    from shoptoolkit.file_check import in_spark
+    from shoptoolkit.till import day_frames
+    from shoptoolkit.till import in_spark
     kept = in_spark.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT
     in_spark.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT = size, 2_000
     try:
@@ -88,7 +88,7 @@ class Run:
 
 def run_history(spark, history: dict, root) -> Run:
     """Every operation of history in root (a fresh folder), then another process's read of the table."""
-    from shoptoolkit.project_paths import root_at
+    from shoptoolkit.storage.project_paths import root_at
     started, run = time.monotonic(), Run()
     (root / "landing" / "orders").mkdir(parents=True)
     days = days_of(history)
@@ -137,7 +137,7 @@ def run_op(spark, op: dict, model, days: list, root, hold, run: Run) -> str:
         problem = (problem or content_difference(model.now, table_content(spark))
                    or states_difference(spark, model, days, run.verdicts))
     except Exception as error:  # the table cannot be read in the shared session, as a notebook would read it
-        from shoptoolkit.errors import one_line
+        from shoptoolkit.engine.spark_errors import one_line
         return f"reading: the shared session cannot read the table: {one_line(error)}"
     run.figures.refused += sum(not why.startswith(("no file", "no Delta", "version")) for thread in results
                                for outcome in thread for why in outcome.refused.values())
@@ -168,9 +168,9 @@ def states_difference(spark, model, days: list, verdicts: dict) -> str:
     reads the table's newest version and the day's file only: its verdict is asked again when either
     changed (verdicts keeps the last), and held against the model's after every step."""
     from check_day import check_day
-    from shoptoolkit.day_record import file_sha256
-    from shoptoolkit.day_states import day_states
-    from shoptoolkit.project_paths import table_path
+    from shoptoolkit.truth.day_record import file_sha256
+    from shoptoolkit.truth.day_truth import day_states
+    from shoptoolkit.storage.project_paths import table_path
     differ, version = [], kills.newest(table_path())
     for found, day in zip(day_states(spark, days[0], days[-1]), days):
         state, _, line = day_state(model, day)
@@ -232,7 +232,7 @@ def execute(spark, op: dict, plan, root, hold, run: Run, known: int) -> tuple:
 
 def call(spark, plan) -> tuple:
     """The operation's function in the shared session; an error as the script prints it."""
-    from shoptoolkit.errors import one_line
+    from shoptoolkit.engine.spark_errors import one_line
     try:
         return plan.call(spark, lambda line: None)
     except Exception as error:

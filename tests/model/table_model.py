@@ -121,7 +121,7 @@ def load_entry(entries: list) -> dict:
 
 def days_between(first_day, last_day) -> list:
     """The days from first_day to last_day, as the table's keys ('YYYY-MM-DD')."""
-    from shoptoolkit.run_args import run_dates
+    from shoptoolkit.dates import run_dates
     return [str(day) for day in run_dates(first_day, last_day)]
 
 

@@ -15,7 +15,7 @@ if __name__ == "__main__":  # run as a script (a replay's big file): the project
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from shoptoolkit.table_schema import COLUMNS  # noqa: E402
+from shoptoolkit.table_schema import COLUMNS
 
 HEADER = ",".join(COLUMNS)
 CUSTOMERS = [f"C{n:02d}" for n in range(1, 9)]

@@ -90,7 +90,7 @@ def marker(operation: str, line: str = ""):
 def vacuum_line() -> str:
     """VACUUM deletes no file: every file a version of the history needs, or a killed writer left, is
     younger than the window. The files on disk now are those it found."""
-    from shoptoolkit.project_paths import table_path
+    from shoptoolkit.storage.project_paths import table_path
     table = table_path()
     found = sum(1 for path in table.rglob("*.parquet") if "_delta_log" not in path.relative_to(table).parts)
     return (f"VACUUM deleted 0 of {found} data files; undo window {WINDOW}: restore_day.py can go back to "
@@ -99,7 +99,7 @@ def vacuum_line() -> str:
 
 def upkeep_plan(op, model, days) -> Plan:
     """upkeep.py --today (a day of October) [--dry-run] [--no-vacuum]."""
-    from shoptoolkit.project_paths import table_path
+    from shoptoolkit.storage.project_paths import table_path
     vacuum, dry = op.get("vacuum", True), op.get("dry_run", False)
     argv = ["upkeep.py", "--today", op["today"], *(["--dry-run"] if dry else []), *([] if vacuum else ["--no-vacuum"])]
     files = log_files(table_path()) if model.now else []

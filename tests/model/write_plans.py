@@ -43,7 +43,7 @@ def backfill_plan(op, model, days) -> Plan:
     run_dates = [days[place] + ONE_DAY for place in range(op["first"], op["last"] + 1)]
     argv = ["backfill.py", str(run_dates[0]), str(run_dates[-1]), *backfill_options(op)]
     from backfill import backfill
-    from shoptoolkit.reprocess import dry_run
+    from shoptoolkit.truth.reprocess import dry_run
     if op.get("dry_run"):
         lines = expect.dry_run(model, run_dates, op["reprocess"])
         return Plan(argv, lambda spark, show: (0, dry_run(spark, run_dates[0], run_dates[-1], op["reprocess"])),

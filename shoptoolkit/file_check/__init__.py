@@ -1,8 +1,0 @@
-"""A day's landing file checked by the rules of docs/bad_input.md, on one of two paths with the same words:
-
-    in_python.py   a line at a time in Python, hashed in the same read (a small file), and the rules themselves
-    in_spark.py    inside Spark for a big file (or a commit's files together): one query over its lines in splits
-    in_write.py    inside the write's own job for a big file: a refused line fails the job (held_write.py)
-    line_scan.py   the Spark path's queries over the lines
-    rules_sql.py   the Python rules of a line as Spark expressions, from the same patterns
-"""

@@ -1,0 +1,63 @@
+"""What a commit's user metadata records, written by the loads and restore_day.py and read back by the
+day states (the calendar, --reprocess), history.py and restore_day.py.
+
+    load_day's commit      {"run_date": ..., "day": ..., "file": ..., "size": ..., "sha256": ..., "rows_read": ...,
+                            "rows_written": ..., "lowest": ..., "highest": ..., "rows_digest": ...}
+                           (the file's order ids' range, and row_values' digest of its rows)
+    a commit of many days  {"days": [one such entry a day]}          (commit_days.py)
+    restore_day's commit   restore_day: 2026-09-15 from version 29    (or a range `A .. B`)
+"""
+import datetime as dt
+import json
+import re
+
+from shoptoolkit.dates import as_date
+from shoptoolkit.storage.project_paths import shown
+from shoptoolkit.till.in_python import DayFile
+
+# The user metadata of restore_day's commit: `restore_day: 2026-09-15 from version 29`, or a range `A .. B`;
+# a write that gives way to an earlier one (late_clash.py) adds its reason in brackets.
+NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? from version (\d+)(?: \(.*\))?")
+
+
+def lineage_entry(run_date: dt.date, day: dt.date, found: DayFile) -> dict:
+    """What a load of one day wrote: its run, its day, and its file's size, sha256, rows and order ids'
+    range (what check_day's shortcut, day_record.py, compares with the commit's file statistics), and
+    the digest of its rows (day_truth.py: whether the day still holds them)."""
+    entry = {"run_date": str(run_date), "day": str(day), "file": shown(found.path), "size": found.size,
+             "sha256": found.sha256, "rows_read": found.count, "rows_written": found.count,
+             "lowest": found.lowest, "highest": found.highest}
+    return {**entry, "rows_digest": found.rows_digest} if found.rows_digest else entry
+
+
+def lineage(run_date: dt.date, day: dt.date, found: DayFile) -> str:
+    """What a commit of one day loaded, as JSON for the commit's user metadata."""
+    return json.dumps(lineage_entry(run_date, day, found), sort_keys=True)
+
+
+def commit_loads(text: str) -> list:
+    """The lineage of each day a commit loaded: one for load_day's commit, one a day for load_days'
+    ({"days": [...]}); [] for user metadata some other tool wrote."""
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return []
+    entries = found["days"] if isinstance(found, dict) and isinstance(found.get("days"), list) else [found]
+    return [entry for entry in entries if isinstance(entry, dict) and "sha256" in entry and "day" in entry]
+
+
+def days_label(first_day, last_day) -> str:
+    return str(first_day) if first_day == last_day else f"{first_day} .. {last_day}"
+
+
+def restore_note(first_day, last_day, version: int) -> str:
+    return f"restore_day: {days_label(first_day, last_day)} from version {version}"
+
+
+def restored_by(user_metadata: str):
+    """(first day, last day, version) of a restore_day commit's user metadata; None for any other commit."""
+    found = NOTE.fullmatch(user_metadata or "")
+    if not found:
+        return None
+    first, last, version = found.groups()
+    return as_date(first), as_date(last or first), int(version)

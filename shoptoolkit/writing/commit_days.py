@@ -1,0 +1,172 @@
+"""Load the days of several runs into orders_daily in one Delta commit, then check them in one query.
+
+    from shoptoolkit.writing.commit_days import load_days
+    for ok, line in load_days(spark, ["2026-09-02", "2026-09-03"]):   # days 2026-09-01 and 2026-09-02
+        print(line)
+
+What backfill.py --days-per-commit N does with each N run dates. Days whose files are big together
+(from BIG_FILES) are read, checked and written in one Spark job whose commit waits for their facts
+(held_write.py). Otherwise, or when that job meets a refused line or a clash, every day's file is
+checked line by line and hashed as load_day does (in one Spark query when they are big together); a
+day whose file is missing or refused, or whose ids another day holds (in the table or earlier in the
+same commit: commit_ids.py), is left out: it keeps its old rows and its run fails with load_day's
+line. The other days land in one commit whose replaceWhere names exactly them (`order_date IN
+(DATE'...', ...)`) and whose user metadata holds each day's lineage; the commit lands whole or not at
+all, its rows in a file a run of consecutive days (day_frames.packed_days). The loaded days are then
+checked: from the commit's record in the Delta log (day_record.py), and those it does not prove
+against their files in one query.
+"""
+import json
+
+from shoptoolkit.dates import as_date, day_loaded_by
+from shoptoolkit.engine.expression_mode import small_day_queries
+from shoptoolkit.engine.spark_errors import one_line
+from shoptoolkit.errors import ToolkitError
+from shoptoolkit.storage.project_paths import day_file, shown, table_path
+from shoptoolkit.table.delta_table import TABLE, new_table_layout, orders_table
+from shoptoolkit.table.load_lineage import lineage_entry
+from shoptoolkit.table_schema import PARTITION_COLUMN
+from shoptoolkit.till.day_frames import packed_days, read_days
+from shoptoolkit.till.in_python import read_day_file
+from shoptoolkit.till.in_spark import checked_in_spark, spark_sized
+from shoptoolkit.truth.day_record import recorded_checks
+from shoptoolkit.truth.spark_compare import check_days
+from shoptoolkit.writing.commit_ids import clashes_before, in_several_files, stored_elsewhere, without_clashes
+from shoptoolkit.writing.held_write import held_days, one_job_fits
+from shoptoolkit.writing.late_clash import day_predicate, take_back_late_clashes, version_checked
+from shoptoolkit.writing.retry import print_now, retrying
+
+
+def checked_files(spark, run_dates) -> tuple:
+    """([(run date, day, DayFile)] of the files that pass load_day's checks, {run date: why not} of the
+    others). From SPARK_CHECK_BYTES of files together, they are checked in one Spark query."""
+    days = [day_loaded_by(run_date) for run_date in map(as_date, run_dates)]
+    present = [day for day in days if day_file(day).exists()]
+    in_spark = checked_in_spark(spark, present) if present and spark_sized(present) else {}
+    passed, refused = [], {}
+    for run_date, day in zip(map(as_date, run_dates), days):
+        try:
+            if not day_file(day).exists():
+                raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
+            if day in in_spark and in_spark[day].refusal:
+                raise in_spark[day].refusal
+            passed.append((run_date, day, in_spark[day].found if day in in_spark else read_day_file(day)))
+        except ToolkitError as error:
+            refused[run_date] = one_line(error)
+    return passed, refused
+
+
+def days_predicate(days) -> str:
+    """replaceWhere for exactly these days, as DATE literals (load_day's reason: Delta skips other days' files)."""
+    if len(days) == 1:
+        return day_predicate(days[0])
+    return f"{PARTITION_COLUMN} IN ({', '.join(f'DATE{chr(39)}{day}{chr(39)}' for day in days)})"
+
+
+def commit_lineage(loading) -> str:
+    """The commit's user metadata: load_day's lineage for one day, {"days": [...]} for several."""
+    entries = [lineage_entry(run_date, day, found) for run_date, day, found in loading]
+    return json.dumps(entries[0] if len(entries) == 1 else {"days": entries}, sort_keys=True)
+
+
+def write_days(spark, passed, show=print_now, held=None):
+    """One attempt: refuse the clashing days, then replace the others in one commit; (loaded, refused).
+    A day whose id another writer stored on another day while this one was on its way is taken back.
+    held: the days written in one job (held_write.py), committed only if no day clashes, else None."""
+    checked_at = version_checked(spark)
+    elsewhere, shared = stored_elsewhere(spark, passed), in_several_files(spark, passed)
+    loading, refused = without_clashes(spark, passed, elsewhere, shared)
+    if held is not None and refused:
+        return None  # the held files are deleted; the two-pass way words the clash
+    if loading:
+        days, metadata = [day for _, day, _ in loading], commit_lineage(loading)
+        if held is not None:
+            held.commit(metadata)
+        else:
+            writer = (packed_days(spark, [(day, found) for _, day, found in loading]).write.format("delta")
+                      .mode("overwrite").option("replaceWhere", days_predicate(days)).option("userMetadata", metadata))
+            new_table_layout(spark, writer).save(str(table_path()))  # a file a run of consecutive days
+        late = take_back_late_clashes(spark, checked_at, metadata,
+                                      lambda table: clashes_before(spark, loading, table), show)
+        refused.update({run_date: late[day] for run_date, day, _ in loading if day in late})
+        loading = [entry for entry in loading if entry[1] not in late]
+    return loading, refused
+
+
+def in_one_job(spark, passed, show=print_now):
+    """One attempt at the days of passed ([(run date, day, None)], their files there) read, checked and
+    written in one job (held_write.py): write_days' (loaded, refused), or None when a file or a clash
+    refuses a day (nothing is committed; the two-pass way words why)."""
+    days = [day for _, day, _ in passed]
+    held = held_days(spark, days, days_predicate(days))
+    if held is None:
+        return None
+    with held:  # its files are deleted unless committed
+        return write_days(spark, [(run_date, day, held.found[day]) for run_date, day, _ in passed], show, held)
+
+
+def present_runs(run_dates) -> tuple:
+    """([(run date, day, None)] of the runs whose file is there, {run date: why not} of the others)."""
+    present, missing = [], {}
+    for run_date in map(as_date, run_dates):
+        day = day_loaded_by(run_date)
+        if day_file(day).exists():
+            present.append((run_date, day, None))
+        else:
+            missing[run_date] = f"no file {shown(day_file(day))} for run {run_date}"
+    return present, missing
+
+
+def written(spark, run_dates, what: str, show) -> tuple:
+    """(passed, refused, (loaded, clashed) or the error that stopped the commit): in one job when the days
+    fit it and no file or clash refuses one, else checked (checked_files), then written."""
+    passed, refused = present_runs(run_dates)
+    try:
+        fits = bool(passed) and one_job_fits(spark, [day for _, day, _ in passed])
+        done = retrying(lambda: in_one_job(spark, passed, show), what, show) if fits else None
+        if done is not None:
+            return passed, refused, done
+    except Exception as error:  # nothing of the commit landed
+        return passed, refused, error
+    passed, refused = checked_files(spark, run_dates)
+    try:
+        return passed, refused, retrying(lambda: write_days(spark, passed, show), what, show) if passed else ([], {})
+    except Exception as error:
+        return passed, refused, error
+
+
+@small_day_queries
+def load_days(spark, run_dates, what: str = "", show=print_now) -> tuple:
+    """Load the days of run_dates in one commit and check them; return (days committed, [(run date, ok, line)])
+    in run order. what names the commit in the lines (`commit 2 of 5`); a lost write conflict is retried."""
+    what = what or f"commit of {len(run_dates)} runs"
+    passed, refused, done = written(spark, run_dates, what, show)
+    lines = {run_date: (False, f"run {run_date} failed: {why} (left out of {what})")
+             for run_date, why in refused.items()}
+    if isinstance(done, Exception):  # each run of the commit fails with the reason
+        lines.update({run_date: (False, f"run {run_date} failed: {one_line(done)} ({what}, not written)")
+                      for run_date, _, _ in passed})
+        done = ([], {})
+    loaded, clashed = done
+    lines.update({run_date: (False, f"run {run_date} failed: {why} (left out of {what})")
+                  for run_date, why in clashed.items()})
+    lines.update(run_lines(spark, loaded, what))
+    return len(loaded), [(run_date, *lines[run_date]) for run_date in map(as_date, run_dates)]
+
+
+def run_lines(spark, loaded, what: str) -> dict:
+    """{run date: (ok, line)} for the days of a landed commit: the load's line and check_days' verdict."""
+    if not loaded:
+        return {}
+    found_days = [(day, found) for _, day, found in loaded]
+    try:
+        total = orders_table(spark).count()
+        verdicts = recorded_checks([day for day, _ in found_days], {day: found.sha256 for day, found in found_days})
+        rest = [(day, found) for day, found in found_days if day not in verdicts]  # the days the record does not prove
+        verdicts.update(check_days(spark, rest, read_days(spark, rest)) if rest else {})  # a lazy frame: read if used
+    except Exception as error:  # the commit landed; its check could not run
+        return {run_date: (False, f"run {run_date} loaded {day}, its check failed: {one_line(error)} ({what})")
+                for run_date, day, _ in loaded}
+    return {run_date: (verdicts[day][0], f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has "
+                                         f"{total}; {verdicts[day][1]} ({what})")
+            for run_date, day, found in loaded}
