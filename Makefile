@@ -26,7 +26,7 @@ run: setup
 # The same September on a bucket of a local S3 server (moto's, on 127.0.0.1), stopped at the end: the
 # same lines and calendar as make run (docs/object_storage.md). moto comes with the tests' packages.
 run-s3: test-setup
-	$(PY) tests/local_s3.py
+	$(PY) tests/support/local_s3.py
 
 # The same month as a Spark Declarative Pipeline (docs/pipelines.md): an incremental run, then its check.
 pipeline: setup
@@ -72,7 +72,7 @@ SECONDS ?= 600
 soak: test-setup
 	$(PY) tests/model_check.py --soak $(SECONDS)
 
-# The same on a bucket of a local S3 server (tests/local_s3.py's, started and stopped by the run).
+# The same on a bucket of a local S3 server (tests/support/local_s3.py's, started and stopped by the run).
 soak-s3: test-setup
 	$(PY) tests/model_check.py --soak $(SECONDS) --local-s3
 
@@ -83,7 +83,7 @@ mutants: test-setup
 
 # The figures of docs/benchmarks.md (about 100 minutes on 2 cores; each script says how to
 # run a part). The reference lines need delta-rs (requirements/bench.txt); the toolkit does not.
-# After test-setup: bench_cluster.py starts tests/standalone.py's cluster, bench_s3.py tests/local_s3.py's S3 server.
+# After test-setup: bench_cluster.py starts tests/support/standalone.py's cluster, bench_s3.py tests/support/local_s3.py's S3 server.
 bench: test-setup
 	$(INSTALL) -r requirements/bench.txt
 	$(PY) bench/bench_commits.py

@@ -3,7 +3,7 @@ commit, `backfill.py --days-per-commit all`, on one worker against two (one core
 
     python bench/bench_cluster.py      # about 10 minutes on 2 cores
 
-The cluster is tests/standalone.py's, on 127.0.0.1 with its secret; the files are test_cluster_year's,
+The cluster is tests/support/standalone.py's, on 127.0.0.1 with its secret; the files are test_cluster_year's,
 without the refused day. The ways alternate (1, 2, 1, 2 workers), each try a new cluster and an empty
 table; a try is timed from the backfill's start to its end, its process's own start included. On a
 machine of two cores the driver shares them with the two executors.
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support"), str(ROOT / "tests" / "end_to_end")]
 
 from standalone import StandaloneCluster  # noqa: E402
 from test_cluster_year import YEAR_RUNS, write_year  # noqa: E402

@@ -3,7 +3,7 @@ cold process: a commit a run, then all 30 runs in one commit; then check_day.py 
 
     python bench/bench_s3.py            # two tries each way, about 12 minutes on 2 cores
 
-The bucket is moto's S3 server on a loopback port in this process (tests/local_s3.py, as make run-s3
+The bucket is moto's S3 server on a loopback port in this process (tests/support/local_s3.py, as make run-s3
 starts it), so these figures hold the toolkit's and S3A's own cost of a bucket (its requests, the
 conditional put of each commit, listings in place of a folder's) and not a network's. Each try gets a
 new folder or a new prefix below the bucket with September's files, made before the clock starts.
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tries", type=int, default=2, help="tries of each way on each (default 2)")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
     from local_s3 import LocalS3
     best, roots, made = {}, {}, 0
     with LocalS3() as s3, tempfile.TemporaryDirectory() as folder:

@@ -22,7 +22,7 @@ from shoptoolkit.engine.spark_jvm import LASTING_RUNS
 from shoptoolkit.storage.project_paths import ROOT_ENV, day_file, root_at
 from delta_session import delta_spark, orders_table, table_version  # noqa: E402,F401
 
-# Python UDFs (held_write.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
+# Python UDFs (support/holding.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
 # PATH, which may lack pyspark: the workers of the suite's session and of its script processes use this one.
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
@@ -43,7 +43,7 @@ SEP_15 = datetime.date(2026, 9, 15)
 # first, by their times in a one-worker run, so that no long file starts last and the two workers end
 # close together. test_pipeline_dag.py comes after test_pipeline.py has had time to end: both need
 # spark-pipelines' one local port (the pipeline_turn fixture), and the later one's worker would wait idle for it.
-# Files not named here follow, in their usual order.
+# A file is named without its folder (tests/<domain>/); files not named here follow, in their usual order.
 LONGEST_FIRST = ["test_crash.py", "test_pipeline.py", "test_s3_lake.py", "test_cluster_year.py", "test_many_writers.py",
                  "test_model_check.py", "test_pipeline_dag.py", "test_airflow_e2e.py", "test_restore_day.py", "test_cluster.py",
                  "test_spark_server.py", "test_parallel.py", "test_notebook.py", "test_upkeep.py", "test_make.py",
@@ -51,9 +51,18 @@ LONGEST_FIRST = ["test_crash.py", "test_pipeline.py", "test_s3_lake.py", "test_c
                  "test_late_clash.py", "test_bad_input.py", "test_idempotence.py", "test_load_and_check.py"]
 
 
+# The slow runs of the whole (Airflow, the Databricks bundle, a cluster, a bucket, pipelines) live in this
+# folder, each of its tests marked end_to_end: `pytest -m "not end_to_end" tests` runs the quick part.
+END_TO_END = ROOT / "tests" / "end_to_end"
+
+
+@pytest.hookimpl(tryfirst=True)  # the marks are on before -m "not end_to_end" deselects by them
 def pytest_collection_modifyitems(items):
     rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order
+    for item in items:
+        if END_TO_END in item.path.resolve().parents:
+            item.add_marker(pytest.mark.end_to_end)
 
 
 def pytest_addoption(parser):

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))  # the helpers: holding.py, local_s3.py
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from model.fixed import HISTORIES, SEEDS  # noqa: E402
@@ -92,7 +93,7 @@ def parse_args(argv):
     parser.add_argument("--on", metavar="URI", help="run the histories below an object store's prefix (s3a://BUCKET/"
                         "PREFIX, the AWS_ settings as for the scripts) instead of local folders")
     parser.add_argument("--local-s3", action="store_true",
-                        help="run them on a local S3 server (tests/local_s3.py's), started for the run and stopped after")
+                        help="run them on a local S3 server (tests/support/local_s3.py's), started for the run and stopped after")
     parser.add_argument("--shrink", type=float, default=SHRINK_SECONDS, metavar="SECONDS",
                         help=f"shorten a divergent history for at most SECONDS (default {SHRINK_SECONDS}; 0: not at all)")
     args = parser.parse_args(argv)

@@ -9,7 +9,7 @@ against it until one diverges.
 
 A line says the mutant, caught or not, by which run and which comparison (the model check's word for
 what differed: table, history, states, printed, ...), and the time. The last line gives the fingerprint
-of the mutants and the fixed runs; docs/tests.md records the table with it, and tests/test_mutants.py
+of the mutants and the fixed runs; docs/tests.md records the table with it, and tests/oracle/test_mutants.py
 fails when either has changed since, so a new mutant, seed or history needs a new run.
 """
 import argparse

@@ -32,7 +32,7 @@ SPARK_SETTINGS = {
     "spark.databricks.delta.commitStats.collect": "false",
     # A write that adds and removes no file is still a commit: a header-only file loaded into a day with
     # no rows, a restore of days without rows. Delta would skip it, and the run's lineage (or the restore's
-    # note) with it, though the script says it wrote; the model check found it (tests/test_model_check.py).
+    # note) with it, though the script says it wrote; the model check found it (tests/oracle/test_model_check.py).
     "spark.databricks.delta.skipRecordingEmptyCommits": "false",
     "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J.as_uri()}",
 }

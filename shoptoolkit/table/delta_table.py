@@ -59,7 +59,7 @@ def register_table(spark, refresh: bool = False) -> None:
     the view reads the table's newest commit, and `INSERT INTO orders_daily` writes to it; but the view
     keeps the layout it was made with, so once another process has partitioned the table its reads
     fail (FAILED_READ_FILE). refresh=True makes it again: orders_table does so at each use
-    (tests/test_model_check.py)."""
+    (tests/oracle/test_model_check.py)."""
     location = table_path().as_uri()
     if not refresh and spark.conf.get(LOCATION_KEY, "") == location:
         return

@@ -1,7 +1,7 @@
 """The rules of a landing file's lines, with their words (docs/bad_input.md): its header, each order's
 width and fields, an id twice. An order's field rules are one table, RULES: in_python.py checks a line
 by walking it, rules_sql.py makes the Spark path's expression from the same entries, and
-tests/test_bad_input.py holds the two paths to the same answers and words.
+tests/till/test_bad_input.py holds the two paths to the same answers and words.
 
     check_row({"order_id": "x", ...}, 4, found, day, 7)   # ToolkitError: landing/orders/... line 7: order_id 'x' ...
 """
@@ -36,7 +36,7 @@ class Rule:
 
 # Every rule of an order's fields, in the order a line is checked (the first one it breaks is named).
 # A new rule is one entry here and its line in docs/bad_input.md; a new kind is one function on each path,
-# which tests/test_bad_input.py holds to the same answers on generated values.
+# which tests/till/test_bad_input.py holds to the same answers on generated values.
 RULES = (
     Rule("order_id", "matches", lambda value, day: f"order_id {value!r} is not a whole number", ORDER_ID),
     Rule("amount", "matches", lambda value, day: f"amount {value!r} is not a number like 19.99", AMOUNT),

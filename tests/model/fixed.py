@@ -1,4 +1,4 @@
-"""The model check's fixed runs in the suite (tests/test_model_check.py) and in `make mutants`
+"""The model check's fixed runs in the suite (tests/oracle/test_model_check.py) and in `make mutants`
 (tests/mutants.py): seeds of random histories, and histories written out, each either a divergence the
 model check once found (shrunk, replayed so it stays fixed) or one that forces an operation no seed is
 sure to reach, so that every planted bug of tests/mutants.py is caught.

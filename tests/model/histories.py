@@ -45,7 +45,7 @@ def till_op(rng, kind: str, days: int) -> dict:
 def backfill_op(rng, days: int, plain: bool = False) -> dict:
     """A backfill of a range: a commit a run or N days a commit, in order or N at once, --reprocess, --dry-run."""
     first, last = day_range(rng, days, 3 if plain else None)
-    if plain:  # one of two writers at once: its loads are what held_write holds
+    if plain:  # one of two writers at once: its loads are what support/holding.py holds
         return {"op": "backfill", "first": first, "last": last, "per_commit": 1, "parallel": 1, "reprocess": "all"}
     return {"op": "backfill", "first": first, "last": last, "per_commit": rng.choice([1, 1, 1, 2, 3, 0]),
             "parallel": rng.choice([1, 1, 1, 2]),

@@ -1,6 +1,6 @@
 """The operations a history runs as processes, each as a user would: a script with --root, a script
 SIGKILLed (its whole process group, JVM included) at a moment of its run, two writers whose commits
-are forced to overlap by tests/held_write.py's hold.
+are forced to overlap by tests/support/holding.py's hold.
 """
 import atexit
 import json
@@ -17,20 +17,20 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from conftest import ROOT, group_members
-from held_write import release
+from holding import release
 
-HELD_WRITE = ROOT / "tests" / "held_write.py"
+HELD_WRITE = ROOT / "tests" / "support" / "holding.py"
 LIMIT = 300  # seconds a process may take before it counts as hung
 
 
 def command(argv: list, root: Path, hold: Path = None) -> list:
-    """The interpreter, the script (through held_write.py when its loads are to be held) and --root."""
+    """The interpreter, the script (through support/holding.py when its loads are to be held) and --root."""
     held = [str(HELD_WRITE), str(hold)] if hold else []
     return [sys.executable, *held, str(ROOT / argv[0]) if not hold else argv[0], *argv[1:], "--root", str(root)]
 
 
 def environment() -> dict:
-    """This process's, with PYSPARK_PYTHON for held_write's UDF and no SHOP_ROOT (--root says it)."""
+    """This process's, with PYSPARK_PYTHON for holding.py's UDF and no SHOP_ROOT (--root says it)."""
     env = {key: value for key, value in os.environ.items() if key != "SHOP_ROOT"}
     return {**env, "PYSPARK_PYTHON": sys.executable}
 
@@ -140,14 +140,14 @@ def shell(argv: list) -> str:
 def held_commands(argvs: list, name: str) -> str:
     """Two writers held together, as shell commands: both start, both are held, then go."""
     hold = f'"$R/{name}"'
-    starts = " & ".join(f"python tests/held_write.py {hold} {' '.join(argv)} --root \"$R\"" for argv in argvs)
+    starts = " & ".join(f"python tests/support/holding.py {hold} {' '.join(argv)} --root \"$R\"" for argv in argvs)
     return (f"mkdir {hold}; {starts} & until [ $(ls {hold}/*.held 2>/dev/null | wc -l) -ge {len(argvs)} ]; "
             f"do sleep 0.2; done; touch {hold}/go; wait")
 
 
 @contextmanager
 def hold_folder(root):
-    """Where held writers' hold folders go (tests/held_write.py): the root when it is a folder, else a
+    """Where held writers' hold folders go (tests/support/holding.py): the root when it is a folder, else a
     local folder for the history's run (a bucket's root has no folder to wait in), removed after it."""
     from shoptoolkit.storage.location import is_local
     if is_local(root):

@@ -32,7 +32,7 @@ SPARK_PATH_BYTES = 6_000  # a day's file from this size on is checked inside Spa
 @contextmanager
 def spark_path_from(size: int):
     """Files of size bytes or more take the Spark path in the shared session, read in splits of 2 kB (as
-    tests/test_spark_check.py lowers them), so that a history's big file runs it; put back after."""
+    tests/till/test_spark_check.py lowers them), so that a history's big file runs it; put back after."""
     from shoptoolkit.till import day_frames
     from shoptoolkit.till import in_spark
     kept = in_spark.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT

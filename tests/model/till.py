@@ -128,7 +128,7 @@ class Till:
 
     def big(self, day, pick: int) -> str:
         """The till writes a big file afresh: 200 to 399 orders, above the Spark path's threshold in a history
-        (runner.py lowers it as tests/test_spark_check.py does), so that its check runs inside Spark."""
+        (runner.py lowers it as tests/till/test_spark_check.py does), so that its check runs inside Spark."""
         first = self.next_id.get(day, day.day * 100_000 + 1)
         self.put(day, [self.order(day, pick + n * 13) for n in range(200 + pick % 200)])
         return f"python tests/model/till.py big {day} {pick} {first} > \"$R/{shown(day)}\""

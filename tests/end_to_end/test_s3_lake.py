@@ -1,0 +1,343 @@
+"""The course on an S3 bucket: the scripts, in processes with their own Spark, print what they print on a
+folder, with landing/ and lake/ in s3a://shop/<test>/ on a moto S3 server on a loopback port; Delta's
+commits there go through the toolkit's conditional-put log store, so two writers held inside their
+transactions and let go together both land, one after a lost conflict, as on a folder. The backfills,
+the held writers, the check through a proxy and the load whose server stops are each a process of its
+own; the scripts whose lines are all a test reads run one after another in one other process
+(tests/support/script_server.py), its Spark started once for the file.
+
+    pytest tests/end_to_end/test_s3_lake.py      # the S3 connector is fetched on the first s3a:// start
+
+Also: the check from the load's record reads the log and the day's file and no data file (a proxy notes every
+request); restore_day.py, history.py and upkeep.py print the folder's lines; a big day is checked inside
+Spark; a load whose server stops mid-write says so in one line and its rerun, the server back, loads the day;
+the warm server (Spark Connect) started on the bucket serves its clients' loads and checks.
+"""
+import http.client
+import http.server
+import io
+import os
+import re
+import subprocess
+import sys
+import threading
+import urllib.parse
+from collections import Counter
+from contextlib import contextmanager, redirect_stdout
+
+import pytest
+
+from conftest import LATE_ORDER, ROOT, SEP_15, root_at
+from holding import release, wait_held
+from local_s3 import BUCKET, LocalS3
+from script_server import ScriptServer
+
+pytestmark = pytest.mark.timeout(1200)  # September's backfill as a process on the bucket: 2 minutes in CI
+
+SEPTEMBER = ("2026-09-02", "2026-10-01")
+TIME = re.compile(r" \(\d+\.\d+ s\)$")
+CLOCK = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?")  # when a commit was made, as upkeep.py shows it
+MONTH_OK = "ok 2026-09: all 30 days match their files, 130 orders"
+
+
+@pytest.fixture(scope="module")
+def s3():
+    with LocalS3() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def served(s3):
+    with ScriptServer(s3.env("served")) as server:
+        yield server
+
+
+@pytest.fixture
+def on_bucket(s3, tmp_path):
+    """The environment of a script run on s3a://shop/<this test's folder name>/, as a user sets it."""
+    return s3.env(tmp_path.name)
+
+
+def run(env, cwd, *args) -> tuple:
+    done = subprocess.run([sys.executable, str(ROOT / args[0]), *args[1:]], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+    return done.returncode, [TIME.sub("", line) for line in done.stdout.splitlines()], done.stderr
+
+
+def serve(served, env, cwd, *args) -> tuple:
+    """run()'s answer from the script server, below env's SHOP_ROOT."""
+    code, lines, err = served.run(list(args), cwd, env["SHOP_ROOT"])
+    return code, [TIME.sub("", line) for line in lines], err
+
+
+def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, september, september_template,
+                                                          spark, served):
+    from check_day import check_day
+    from conftest import append_line
+    from load_day import load_day
+    from shoptoolkit.storage.project_paths import day_file
+    assert run(on_bucket, tmp_path, "make_days.py") == (
+        0, ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"], "")
+    on_folder = [TIME.sub("", line) for line in (september_template / "backfill.out").read_text().splitlines()]
+    assert run(on_bucket, tmp_path, "backfill.py", *SEPTEMBER) == (0, on_folder, "")
+    code, month, err = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    assert (code, month[0], month[-1], err) == (0, "September 2026: 30 ok", MONTH_OK, "")
+
+    append_line(SEP_15, LATE_ORDER)  # the same late order on the folder (september's copy) and on the bucket
+    changed = check_day(spark, "2026-09-16")
+    with environment(on_bucket), root_at(on_bucket["SHOP_ROOT"]):
+        late = day_file(SEP_15)  # an object: no append, the whole file written again, as a till would
+        late.write_text(late.read_text() + LATE_ORDER + "\n")
+    assert serve(served, on_bucket, tmp_path, "check_day.py", "2026-09-16")[:2] == (1, [changed[1]])
+    assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
+        0, ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"], "")
+    with Proxy(on_bucket["AWS_ENDPOINT_URL"]) as proxy:  # the check from the load's record, every request seen
+        assert run({**on_bucket, "AWS_ENDPOINT_URL": proxy.url}, tmp_path, "check_day.py", "2026-09-16") == (
+            0, ["ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"], "")
+    table = f"/{BUCKET}/{tmp_path.name}/lake/orders_daily/"
+    assert any("/_delta_log/" in target for _, target in proxy.requests), proxy.requests
+    assert any(target.startswith(f"/{BUCKET}/{tmp_path.name}/landing/orders/{SEP_15}.csv")
+               for _, target in proxy.requests), proxy.requests
+    assert [(method, target) for method, target in proxy.requests if outside_the_log(target, table)] == []
+    day_key, gets = f"/{BUCKET}/{tmp_path.name}/landing/orders/{SEP_15}.csv", Counter()
+    for method, target in proxy.requests:
+        gets.update([target.split("?")[0]] if method == "GET" else [])
+    assert gets[day_key] == 1  # the route reads the day's file once, and each commit of the log once
+    assert [key for key, count in gets.items() if "/_delta_log/" in key and key.endswith(".json") and count > 1] == []
+
+    # The rest of the course on both, the folder's in this session: a restore, the history, upkeep's VACUUM.
+    load_day(spark, "2026-09-16")  # the folder's table at version 30 too
+    for command in (["restore_day.py", "2026-09-16", "--version", "29"], ["history.py", "--limit", "3"],
+                    ["upkeep.py", "--today", "2026-10-02"]):
+        on_folder = in_session(command)
+        assert on_folder[0] == 0, on_folder
+        assert masked(serve(served, on_bucket, tmp_path, *command)) == (*on_folder, ""), command
+
+
+def in_session(command: list) -> tuple:
+    """(exit code, lines) of a script's main run in this session on the current folder, times masked."""
+    import runpy
+    main = runpy.run_path(str(ROOT / command[0]))["main"]
+    with redirect_stdout(io.StringIO()) as printed:
+        code = main(command[1:])
+    return masked((code, printed.getvalue().splitlines(), ""))[:2]
+
+
+def masked(result: tuple) -> tuple:
+    """A run's (code, lines, stderr) with its clock times (not its dates of data) and seconds left out."""
+    code, lines, err = result
+    return code, [CLOCK.sub("HH:MM", TIME.sub("", line)) for line in lines], err
+
+
+def outside_the_log(target: str, table: str) -> bool:
+    """A request for an object of the table, or a listing of its keys, that is not in _delta_log/."""
+    path, _, query = target.partition("?")
+    listed = urllib.parse.parse_qs(query).get("prefix", [""])[0]
+    keys = [path] + ([f"/{BUCKET}/{listed}"] if listed else [])
+    return any(key.startswith(table.rstrip("/")) and not key.startswith(table + "_delta_log/") for key in keys)
+
+
+@contextmanager
+def environment(env):
+    """This process's AWS_ settings as env has them, for a while."""
+    kept = {key: os.environ.get(key) for key in env if key.startswith("AWS_")}
+    os.environ.update({key: env[key] for key in kept})
+    try:
+        yield
+    finally:
+        for key, value in kept.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path, served):
+    assert run(on_bucket, tmp_path, "make_days.py")[0] == 0
+    assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-02")[0] == 0  # the table exists
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    writers = [subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "holding.py"), str(hold), "load_day.py",
+                                 run_date], cwd=tmp_path, env=on_bucket, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+               for run_date in ("2026-09-16", "2026-09-21")]
+    try:
+        wait_held(hold, 2, lambda: [w.communicate() for w in writers if w.poll() is not None])
+        release(hold)
+        ended = [(w.wait(timeout=600), w.communicate()) for w in writers]
+    finally:
+        for writer in writers:
+            if writer.poll() is None:
+                writer.kill()
+    lines = sorted((out.splitlines() for _, (out, _) in ended), key=len)  # the winner's line, then the loser's two
+    assert [code for code, _ in ended] == [0, 0], ended
+    assert [len(each) for each in lines] == [1, 2], lines  # one lost the race for the version, retried, landed
+    assert re.fullmatch(r"run \S+ lost a write conflict \(DELTA_CONCURRENT_APPEND\.WITHOUT_HINT\); "
+                        r"attempt 2 of 8 in \d+\.\d s", lines[1][0]), lines
+    code, month, _ = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    assert month[0] == "September 2026: 3 ok, 27 missing"
+    # This store refuses a second put of a key, so runs at once go ahead (the probe: commit_safety.py).
+    code, lines, err = run(on_bucket, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2")
+    assert (code, err) == (0, "") and re.fullmatch(r"ran 2 runs, 0 failed; orders_daily has 5 days, 19 orders",
+                                                   lines[-1]), lines
+
+
+class Proxy(http.server.ThreadingHTTPServer):
+    """An HTTP proxy on a loopback port in front of the S3 server that notes each request's method and
+    target; with drop_if_none_match, it drops that header from every request: a store that ignores it,
+    as an older S3-compatible server or a proxy would."""
+
+    def __init__(self, upstream: str, drop_if_none_match: bool = False):
+        self.upstream, self.requests = urllib.parse.urlparse(upstream), []
+        self.dropped = ("if-none-match", "expect") if drop_if_none_match else ()
+        super().__init__(("127.0.0.1", 0), Forward)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.shutdown()
+        self.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class Forward(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def body(self) -> bytes:
+        """The request's body as it came, chunked or not."""
+        if self.headers.get("Transfer-Encoding", "").lower() != "chunked":
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        raw = b""
+        while True:
+            size_line = self.rfile.readline()
+            raw += size_line
+            size = int(size_line.split(b";")[0], 16)
+            if size == 0:
+                break
+            raw += self.rfile.read(size + 2)
+        while True:  # trailers, then the blank line
+            line = self.rfile.readline()
+            raw += line
+            if line in (b"\r\n", b"\n", b""):
+                return raw
+
+    def forward(self):
+        self.server.requests.append((self.command, urllib.parse.unquote(self.path)))
+        body = self.body()
+        upstream = http.client.HTTPConnection(self.server.upstream.hostname, self.server.upstream.port, timeout=60)
+        upstream.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
+        for key, value in self.headers.items():
+            if key.lower() not in self.server.dropped:
+                upstream.putheader(key, value)
+        upstream.endheaders(body)
+        answer = upstream.getresponse()
+        payload = answer.read()
+        self.send_response(answer.status)
+        for key, value in answer.getheaders():
+            if key.lower() not in ("transfer-encoding", "connection", "content-length"):
+                self.send_header(key, value)
+        self.send_header("Content-Length", answer.getheader("Content-Length") if self.command == "HEAD"
+                         else str(len(payload)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+        upstream.close()
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = forward
+
+
+def test_writers_at_once_are_refused_on_a_store_that_ignores_if_none_match(on_bucket, tmp_path):
+    with Proxy(on_bucket["AWS_ENDPOINT_URL"], drop_if_none_match=True) as proxy:
+        env = {**on_bucket, "AWS_ENDPOINT_URL": proxy.url}
+        assert run(env, tmp_path, "make_days.py")[0] == 0
+        code, lines, err = run(env, tmp_path, "parallel.py", "2026-09-02", "2026-09-03")
+    assert (code, lines, err) == (1, [], f"error: s3a://{BUCKET} does not refuse a second put of one key "
+                                         f"(If-None-Match), so two writers at once could both commit one version "
+                                         f"of {on_bucket['SHOP_ROOT']}/lake/orders_daily, the second replacing "
+                                         f"the first: run one writer at a time there (no --parallel, no parallel.py)\n")
+
+
+def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day(tmp_path):
+    """The server goes away while a load's rows are held inside its write (tests/support/holding.py), then
+    comes back on its port: the load said so in one line and committed nothing; its rerun loads the day.
+    S3A's retries are cut short through spark-defaults.conf, as a user passes any fs.s3a.* setting."""
+    from shoptoolkit.engine.connect_server import free_port
+    conf, hold, port = tmp_path / "conf", tmp_path / "hold", free_port()
+    conf.mkdir()
+    hold.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.hadoop.fs.s3a.retry.limit 1\n"
+                                              "spark.hadoop.fs.s3a.attempts.maximum 1\n")
+    with LocalS3(port) as s3:
+        env = {**s3.env(tmp_path.name), "SPARK_CONF_DIR": str(conf)}
+        assert run(env, tmp_path, "make_days.py")[0] == 0
+        assert run(env, tmp_path, "load_day.py", "2026-09-02")[0] == 0
+        writer = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "holding.py"), str(hold), "load_day.py",
+                                   "2026-09-16"], cwd=tmp_path, env=env, text=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        try:
+            wait_held(hold, 1, lambda: [writer.communicate()] if writer.poll() is not None else [])
+        except BaseException:
+            writer.kill()
+            raise
+    try:  # the server has stopped, the write is still held: let it go on
+        release(hold)
+        out, err = writer.communicate(timeout=600)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+    assert (writer.returncode, out, err) == (1, "", f"error: cannot reach s3a://{BUCKET}/{tmp_path.name}: no answer "
+                                                    f"from http://127.0.0.1:{port}/ (AWS_ENDPOINT_URL)\n")
+    with LocalS3(port):  # started again, with what it held
+        code, month, _ = run(env, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+        assert (code, month[0]) == (1, "September 2026: 1 ok, 29 missing")  # nothing of the 15th landed
+        assert run(env, tmp_path, "load_day.py", "2026-09-16") == (
+            0, ["run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 7"], "")
+
+
+def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(on_bucket, tmp_path, served):
+    """A file over BIG_FILES: load_day.py checks it inside Spark (till/in_spark.py), reading it
+    from the bucket, and prints the folder's line; the check from the load's record then proves it."""
+    from shoptoolkit.storage.project_paths import BIG_FILES, day_file
+    orders = 400_000
+    lines = [f"{10_000_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},{SEP_15}T{i * 86400 // orders // 3600:02d}:"
+             f"{i * 86400 // orders // 60 % 60:02d}:{i * 86400 // orders % 60:02d}\n" for i in range(orders)]
+    with environment(on_bucket), root_at(on_bucket["SHOP_ROOT"]):
+        day_file(SEP_15).write_text("order_id,customer_id,amount,ordered_at\n" + "".join(lines))
+        assert day_file(SEP_15).stat().st_size > BIG_FILES
+    assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
+        0, [f"run 2026-09-16 loaded 2026-09-15: {orders} rows, orders_daily has {orders}"], "")
+    assert serve(served, on_bucket, tmp_path, "check_day.py", "2026-09-16") == (
+        0, [f"ok 2026-09-15: {orders} rows for the file's {orders} orders, 0 missing"], "")
+
+
+def test_the_warm_server_on_a_bucket_loads_and_checks_and_refuses_writers_at_once_in_one_line(on_bucket, tmp_path):
+    """spark_server.py started with the bucket's root has the S3 connector and the conditional-put log store;
+    its clients (SPARK_REMOTE, no JVM) reach the day files through the storage layer and print the folder's
+    lines. Writers at once need the store's probe, made through a JVM: refused in one line, nothing written."""
+    assert run(on_bucket, tmp_path, "make_days.py")[0] == 0
+    started = subprocess.run([sys.executable, str(ROOT / "spark_server.py"), "start"], cwd=tmp_path, env=on_bucket,
+                             capture_output=True, text=True, timeout=600)
+    try:
+        assert started.returncode == 0, started.stderr
+        client = {**on_bucket, "SPARK_REMOTE": re.fullmatch(r"export SPARK_REMOTE='(.+)'\n", started.stdout)[1]}
+        assert run(client, tmp_path, "load_day.py", "2026-09-02") == (
+            0, ["run 2026-09-02 loaded 2026-09-01: 4 rows, orders_daily has 4"], "")
+        assert run(client, tmp_path, "check_day.py", "2026-09-02", "--deep") == (
+            0, ["ok 2026-09-01: 4 rows for the file's 4 orders, 0 missing"], "")
+        assert run(client, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2") == (
+            1, [], "error: writers at once on s3a:// need a classic Spark session: the store is probed through its "
+                   "JVM (a Spark Connect client has none)\n")
+        code, lines, _ = run(client, tmp_path, "history.py")
+        assert (code, [line.split(" | ")[:2] for line in lines]) == (0, [["version 0", "WRITE"]])
+    finally:
+        stopped = subprocess.run([sys.executable, str(ROOT / "spark_server.py"), "stop"], cwd=tmp_path, env=on_bucket,
+                                 capture_output=True, text=True, timeout=120)
+    assert stopped.returncode == 0, stopped.stderr
