@@ -26,8 +26,8 @@ FIRST_LOSES = (f"from pathlib import Path\nimport sys\nsys.path.insert(0, {str(R
 BIG_DAY_IN_SPARK = """\
 from check_day import check_day
 from load_day import load_day
-from shoptoolkit import day_compare, day_frames
-from shoptoolkit.till import in_spark
+from shoptoolkit.till import day_frames, in_spark
+from shoptoolkit.truth import day_compare
 from shoptoolkit.engine.spark_jvm import QUICK_JIT
 from shoptoolkit.storage.project_paths import day_file
 

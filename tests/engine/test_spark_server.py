@@ -22,8 +22,10 @@ from holding import ended_processes, release, wait_held
 from shoptoolkit.dates import day_loaded_by, run_dates
 from shoptoolkit.engine.connect_server import alive, answers
 from shoptoolkit.truth.day_compare import compare_day, file_ids
-from shoptoolkit.truth.day_truth import DayState, file_sha256, state_of
+from shoptoolkit.truth.day_record import file_sha256
+from shoptoolkit.truth.day_truth import DayState
 from shoptoolkit.truth.month_calendar import draw_calendar
+from shoptoolkit.truth.verdict import state_of
 from check_month import month_days, month_verdict
 from make_days import DAY_COUNTS
 

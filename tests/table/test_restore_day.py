@@ -9,7 +9,7 @@ from backfill import backfill
 from check_month import check_month
 from conftest import LATE_ORDER, SEP_15, append_line, table_rows, table_version
 from shoptoolkit.storage.project_paths import day_file, table_path
-from shoptoolkit.truth.day_truth import file_sha256
+from shoptoolkit.truth.day_record import file_sha256
 from delta_session import history_frame
 from holding import held, release, wait_held
 from history import main as history_main
