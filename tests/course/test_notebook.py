@@ -27,7 +27,7 @@ BIG_DAY_IN_SPARK = """\
 from check_day import check_day
 from load_day import load_day
 from shoptoolkit.till import day_frames, in_spark
-from shoptoolkit.truth import day_compare
+from shoptoolkit.truth import day_compare, day_truth
 from shoptoolkit.engine.spark_jvm import QUICK_JIT
 from shoptoolkit.storage.project_paths import day_file
 
@@ -35,9 +35,9 @@ arguments = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRu
 print("full JIT:", QUICK_JIT not in list(arguments))
 in_spark.SPARK_CHECK_BYTES, day_frames.MIN_SPLIT = 100_000, 16_000
 
-def not_in_python(day):
+def not_in_python(day, data=None):
     raise AssertionError(f"{day}'s file was read in Python")
-in_spark.read_day_file = day_compare.read_day_file = not_in_python
+in_spark.read_day_file = day_compare.read_day_file = day_truth.read_day_file = not_in_python
 lines = [f"{500_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},2026-09-15T{i // 240:02d}:{i // 4 % 60:02d}:00"
          for i in range(5000)]
 day_file("2026-09-15").write_text("order_id,customer_id,amount,ordered_at\\n" + "".join(f"{line}\\n" for line in lines))

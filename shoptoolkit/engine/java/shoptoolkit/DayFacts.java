@@ -14,7 +14,7 @@ import scala.Tuple3;
 
 /**
  * Each day's facts of the rows a write's own job writes, as one aggregate that Dataset.observe computes
- * in the write's tasks (shoptoolkit/held_write.py), so that no second pass over the rows is needed.
+ * in the write's tasks (shoptoolkit/writing/held_write.py), so that no second pass over the rows is needed.
  *
  * Spark's observed metrics are one row of aggregates over all the rows; the lineage of a commit of many
  * days needs them by day. This aggregate keeps, for each day (its days since 1970), the rows, the lowest

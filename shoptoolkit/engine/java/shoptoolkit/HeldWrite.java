@@ -28,7 +28,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * A day's replaceWhere write to a Delta table, its data files written but its commit held back.
  *
  * DataFrameWriter's save writes the files and commits them in one call, with the user metadata fixed
- * before the files are written. The toolkit's one-job load (shoptoolkit/held_write.py) needs the step
+ * before the files are written. The toolkit's one-job load (shoptoolkit/writing/held_write.py) needs the step
  * between: the job that reads, checks and writes the day has run (a refused line failed it), the new
  * files are in the table's folder but in no version, and the lineage is made from what the job wrote;
  * then commit(userMetadata) commits them in one Delta commit, as save would have, or abort() deletes
