@@ -15,7 +15,7 @@ from delta_session import TABLE, delta_spark, new_table_layout, orders_table, sm
 from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, as_date, day_loaded_by, parse_date, run_main
 from shoptoolkit.storage import day_file, shown, table_path
 from shoptoolkit.table import IDS_IN_QUERY, PARTITION_COLUMN, lineage
-from shoptoolkit.till import DayFile, bad_line, checked_day, line_of, read_orders
+from shoptoolkit.till import DayFile, bad_line, checked_day, file_facts, line_of, read_orders, spark_check_bytes
 from shoptoolkit.writing import (HeldDays, day_predicate, held_days, one_job_fits, print_now, retrying,
                                  take_back_late_clashes, version_checked)
 
@@ -59,11 +59,14 @@ def load_day(spark, run_date) -> str:
     """Replace the day before run_date with its landing file; return the line to print."""
     run_date = as_date(run_date)
     day = day_loaded_by(run_date)
-    if not day_file(day).exists():
+    facts = file_facts(day_file(day), keep_under=spark_check_bytes())  # one read: size, sha256, a small file's bytes
+    if facts is None:
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
     checked_at = version_checked(spark)
-    held = held_days(spark, [day], day_predicate(day)) if one_job_fits(spark, [day]) else None  # None: the check words it
-    metadata, found, orders = commit_held(spark, run_date, day, held) if held else write_checked(spark, run_date, day)
+    one_job = one_job_fits(spark, [day], facts.size)
+    held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
+    metadata, found, orders = (commit_held(spark, run_date, day, held) if held
+                               else write_checked(spark, run_date, day, facts))
     late = take_back_late_clashes(spark, checked_at, metadata,
                                   lambda table: clash_refusal(spark, found, orders, day, table))
     if late:
@@ -84,10 +87,11 @@ def commit_held(spark, run_date, day, held: HeldDays) -> tuple:
     return metadata, held.found[day], held.orders
 
 
-def write_checked(spark, run_date, day) -> tuple:
+def write_checked(spark, run_date, day, facts=None) -> tuple:
     """(metadata, DayFile, orders) of a day whose file is checked (in Python, or in Spark for a big file:
-    till/in_spark.py), then read and written, unless an id of it is stored on another day."""
-    found = checked_day(spark, day)
+    till/in_spark.py), then read and written, unless an id of it is stored on another day. facts: the
+    file's FileFacts, when load_day has read it."""
+    found = checked_day(spark, day, facts=facts)
     orders = read_orders(spark, found, day)
     clash = clash_refusal(spark, found, orders, day)
     if clash:

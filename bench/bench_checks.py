@@ -46,8 +46,7 @@ def tree_figures(tree: Path) -> None:
     from delta_session import delta_spark
     from load_day import load_day
     from make_days import make_days
-    from shoptoolkit.storage.project_paths import root_at, table_path
-    from shoptoolkit.dates import run_dates
+    from tree_names import root_at, run_dates, table_path
     from bench_scale import BIG_DAY, write_big_day  # after the tree's modules: it puts this tree first on the path
     with tempfile.TemporaryDirectory() as folder, root_at(folder):
         spark = delta_spark("bench_checks", commits=30)

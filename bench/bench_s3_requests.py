@@ -1,7 +1,7 @@
 """Where a bucket's time goes: the S3 requests of a backfill on a bucket, by who made them (the toolkit's
 Python through pyarrow, or the JVM's S3A) and what for, counted by a proxy in front of the S3 server.
 
-    python bench/bench_s3_requests.py            # 10 runs, a commit a run, about a minute
+    python bench/bench_s3_requests.py            # 10 runs, a commit a run, about a minute; then the checks
     python bench/bench_s3_requests.py --runs 30
 
 The server is moto's on a loopback port (tests/support/local_s3.py) and the proxy is test_s3_lake.py's, which notes
@@ -42,7 +42,9 @@ def what(method: str, target: str) -> str:
 
 
 def counted(runs: int) -> tuple:
-    """({(who, what): requests}, the backfill's closing line) of a backfill of runs runs on a new prefix."""
+    """({(who, what): requests}, the backfill's closing line, {check: {(who, what): requests}}) of a
+    backfill of runs runs on a new prefix, then of check_day.py of its last day (from the load's record)
+    and check_month.py of September, each a process of its own."""
     from local_s3 import LocalS3
     from test_s3_lake import Forward, Proxy
 
@@ -62,23 +64,35 @@ def counted(runs: int) -> tuple:
             last = f"2026-09-{1 + runs:02d}"
             done = subprocess.run([sys.executable, str(ROOT / "backfill.py"), "2026-09-02", last], cwd=folder,
                                   env={**env, "AWS_ENDPOINT_URL": proxy.url}, capture_output=True, text=True, check=True)
-            noted = list(proxy.noted)
-    return collections.Counter(noted), done.stdout.splitlines()[-1]
+            noted, checks = list(proxy.noted), {}
+            for check in (["check_day.py", last], ["check_month.py", "2026-09", "--today", last]):
+                proxy.noted = []
+                subprocess.run([sys.executable, str(ROOT / check[0]), *check[1:]], cwd=folder,
+                               env={**env, "AWS_ENDPOINT_URL": proxy.url}, capture_output=True)
+                checks[" ".join(check)] = collections.Counter(proxy.noted)
+    return collections.Counter(noted), done.stdout.splitlines()[-1], checks
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10, help="runs of the backfill, a commit each (default 10)")
     args = parser.parse_args(argv)
-    tally, closing = counted(args.runs)
+    tally, closing, checks = counted(args.runs)
     print(f"backfill.py of {args.runs} runs on a bucket: {closing}")
     print(f"{sum(tally.values())} requests, {sum(tally.values()) / args.runs:.0f} a run")
+    shown(tally, args.runs)
+    for check, asked in checks.items():
+        print(f"{check}: {sum(asked.values())} requests")
+        shown(asked, 1)
+    return 0
+
+
+def shown(tally, runs: int) -> None:
     for who in ("Python (pyarrow)", "JVM (S3A)"):
         mine = {kind: count for (whose, kind), count in tally.items() if whose == who}
         print(f"  {who}: {sum(mine.values())}")
         for kind, count in sorted(mine.items(), key=lambda item: -item[1]):
-            print(f"    {count:6d}  {count / args.runs:6.1f} a run  {kind}")
-    return 0
+            print(f"    {count:6d}  {count / runs:6.1f} a run  {kind}")
 
 
 if __name__ == "__main__":

@@ -21,8 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from delta_session import delta_spark  # noqa: E402
-from shoptoolkit.dates import run_dates
-from shoptoolkit.storage.project_paths import day_file, root_at
+from tree_names import day_file, root_at, run_dates  # noqa: E402
 from backfill import run_one, table_summary  # noqa: E402
 from check_day import check_day  # noqa: E402
 from load_day import load_day  # noqa: E402

@@ -9,6 +9,6 @@ one of two paths with the same words, and read as Spark reads it.
     day_frames.py  day files as Spark reads them: several days as one frame, packed for a write, in splits
 """
 from shoptoolkit.till.day_frames import read_days
-from shoptoolkit.till.in_python import DayFile, read_orders
-from shoptoolkit.till.in_spark import checked_day, line_of, spark_sized
+from shoptoolkit.till.in_python import DayFile, file_facts, read_orders
+from shoptoolkit.till.in_spark import checked_day, line_of, spark_check_bytes
 from shoptoolkit.till.line_rules import bad_line

@@ -59,12 +59,14 @@ def spark_check_bytes() -> int:
     return SPARK_CHECK_BYTES
 
 
-def checked_day(spark, day, digest: bool = True) -> DayFile:
+def checked_day(spark, day, digest: bool = True, facts=None) -> DayFile:
     """day's file checked in Python, or in Spark from SPARK_CHECK_BYTES on; its refusal is raised. Without
-    digest, Spark does not hash its rows (a check compares them otherwise) and its rows_digest is ''."""
-    if not spark_sized([day]):
-        return read_day_file(day)
-    checked = checked_in_spark(spark, [day], digest)[day]
+    digest, Spark does not hash its rows (a check compares them otherwise) and its rows_digest is ''.
+    facts: the file's FileFacts when the caller read it already (its bytes are checked, not read again)."""
+    if not (big_enough(facts.size) if facts else spark_sized([day])):
+        return read_day_file(day, data=facts.data if facts else None)
+    known = {day: (facts.size, facts.sha256, facts.first)} if facts else None
+    checked = checked_in_spark(spark, [day], digest, known)[day]
     if checked.refusal:
         raise checked.refusal
     return checked.found

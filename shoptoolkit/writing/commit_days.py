@@ -27,8 +27,8 @@ from shoptoolkit.table.delta_table import TABLE, new_table_layout, orders_table
 from shoptoolkit.table.load_lineage import lineage_entry
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.day_frames import packed_days, read_days
-from shoptoolkit.till.in_python import read_day_file
-from shoptoolkit.till.in_spark import checked_in_spark, spark_sized
+from shoptoolkit.till.in_python import file_facts, read_day_file
+from shoptoolkit.till.in_spark import big_enough, checked_in_spark, spark_check_bytes
 from shoptoolkit.truth.day_record import recorded_checks
 from shoptoolkit.truth.spark_compare import check_days
 from shoptoolkit.writing.commit_ids import clashes_before, in_several_files, stored_elsewhere, without_clashes
@@ -41,16 +41,20 @@ def checked_files(spark, run_dates) -> tuple:
     """([(run date, day, DayFile)] of the files that pass load_day's checks, {run date: why not} of the
     others). From SPARK_CHECK_BYTES of files together, they are checked in one Spark query."""
     days = [day_loaded_by(run_date) for run_date in map(as_date, run_dates)]
-    present = [day for day in days if day_file(day).exists()]
-    in_spark = checked_in_spark(spark, present) if present and spark_sized(present) else {}
+    facts = {day: file_facts(day_file(day), keep_under=spark_check_bytes()) for day in days}  # each file read once
+    present = [day for day in days if facts[day]]
+    known = {day: (facts[day].size, facts[day].sha256, facts[day].first) for day in present}
+    big = present and big_enough(sum(facts[day].size for day in present))
+    in_spark = checked_in_spark(spark, present, known=known) if big else {}
     passed, refused = [], {}
     for run_date, day in zip(map(as_date, run_dates), days):
         try:
-            if not day_file(day).exists():
+            if not facts[day]:
                 raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
             if day in in_spark and in_spark[day].refusal:
                 raise in_spark[day].refusal
-            passed.append((run_date, day, in_spark[day].found if day in in_spark else read_day_file(day)))
+            found = in_spark[day].found if day in in_spark else read_day_file(day, facts[day].data)
+            passed.append((run_date, day, found))
         except ToolkitError as error:
             refused[run_date] = one_line(error)
     return passed, refused

@@ -29,7 +29,7 @@ from shoptoolkit.table.first_load import clear_unborn, creating
 from shoptoolkit.table_schema import PARTITION_COLUMN, table_ddl
 from shoptoolkit.till.day_frames import day_groups, split_size, splits_of
 from shoptoolkit.till.in_python import DayFile, fingerprint
-from shoptoolkit.till.in_spark import spark_sized
+from shoptoolkit.till.in_spark import big_enough, spark_sized
 from shoptoolkit.till.in_write import REFUSED, days_rows, file_header, refused_in
 
 EPOCH = dt.date(1970, 1, 1)  # DayFacts counts a day by its days since then (Spark's unix_date)
@@ -76,10 +76,10 @@ def held_write_class(spark):
     return found if isinstance(found, JavaClass) else None
 
 
-def one_job_fits(spark, days) -> bool:
-    """Whether days load in one job: big files (checked in Spark), a classic session, a table to write to
-    or one to create unpartitioned on a local root (first_load's lock)."""
-    return (spark_sized(days) and held_write_class(spark) is not None
+def one_job_fits(spark, days, size: int = None) -> bool:
+    """Whether days load in one job: big files (checked in Spark; size: their bytes when the caller knows
+    them), a classic session, a table to write to or one to create unpartitioned on a local root (first_load's lock)."""
+    return ((spark_sized(days) if size is None else big_enough(size)) and held_write_class(spark) is not None
             and (table_exists(spark) or (not partition_new_table() and is_local(table_path()))))
 
 
