@@ -170,13 +170,13 @@ def python_checked(day, facts) -> tuple:
 
 def spark_compared(spark, table, day, found, refusal) -> tuple:
     """(matches, message, rows, digest_now) of a day compared inside Spark (found: its DayFile, or its
-    refusal)."""
-    rows = rows_of_day(spark, day, table) if table is not None else 0
+    refusal): the comparison counts the day's rows as it goes."""
     if found and table is not None:
-        matches, message = compare_in_spark(spark, found, day, table)
+        matches, message, rows = compare_in_spark(spark, found, day, table)
     elif found:  # no table yet: every order of the file is missing
-        matches, message = all_missing_in_spark(spark, found, day)
+        (matches, message), rows = all_missing_in_spark(spark, found, day), 0
     else:
+        rows = rows_of_day(spark, day, table) if table is not None else 0
         matches, message = without_file(day, f"bad file ({refusal})", rows)
     return matches, message, rows, lambda: table_digest(spark, day, table)
 

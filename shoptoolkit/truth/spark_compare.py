@@ -2,7 +2,7 @@
 first differing ids and the first differing order's values come back to Python, never a day's rows.
 
     from shoptoolkit.truth.spark_compare import compare_in_spark, check_days
-    compare_in_spark(spark, found, day)            # (ok, message), as day_compare.compare_day words it
+    compare_in_spark(spark, found, day)            # (ok, message, rows), as day_compare.compare_day words it
     check_days(spark, [(day, found)], in_files)    # {day: (ok, message)} for the days of one commit
 
 The file's and the table's rows meet in one aggregation by (day, order id), each side carrying a hash of
@@ -23,8 +23,9 @@ KINDS = {"missing": "copies = 0", "not in the file": "in_file = 0", "duplicated"
 
 
 def compare_in_spark(spark, found, day, table=None):
-    """(ok, message) for a big day: the file read by Spark against the day's rows, by order id and values."""
-    return check_days(spark, [(day, found)], read_orders(spark, found, day), in_spark=True, table=table)[day]
+    """(ok, message, the table's rows of the day) for a big day: the file read by Spark against the day's
+    rows, by order id and values."""
+    return counted_days(spark, [(day, found)], read_orders(spark, found, day), in_spark=True, table=table)[day]
 
 
 def all_missing_in_spark(spark, found, day):
@@ -50,7 +51,12 @@ def ids_counted(in_files, in_table):
 
 
 def check_days(spark, found_days: list, in_files=None, in_spark: bool = False, table=None) -> dict:
-    """{day: (ok, message)} for the days of one commit, [(day, DayFile)], in one Spark query. Up to
+    """{day: (ok, message)} for the days of one commit, [(day, DayFile)], in one Spark query (counted_days)."""
+    return {day: counted[:2] for day, counted in counted_days(spark, found_days, in_files, in_spark, table).items()}
+
+
+def counted_days(spark, found_days: list, in_files=None, in_spark: bool = False, table=None) -> dict:
+    """{day: (ok, message, the table's rows of the day)} for [(day, DayFile)], in one Spark query. Up to
     IDS_IN_PYTHON orders in all (of files checked in Python), the table's rows come back and are compared
     as check_day compares a day; more, files checked in Spark, or in_spark, are compared inside Spark with
     in_files (read_days' frame of the files), by day and order id, and only counts come back."""
@@ -62,7 +68,8 @@ def check_days(spark, found_days: list, in_files=None, in_spark: bool = False, t
         for day, order_id, *values in (the_table(spark, table).where(F.col(PARTITION_COLUMN).isin(days))
                                        .select(PARTITION_COLUMN, *table_columns()).collect()):
             rows.setdefault(day, []).append((order_id, tuple(values)))
-        return {day: compare_day(day, found.values, "", rows.get(day, [])) for day, found in found_days}
+        return {day: (*compare_day(day, found.values, "", rows.get(day, [])), len(rows.get(day, [])))
+                for day, found in found_days}
     in_table = the_table(spark, table).where(F.col(PARTITION_COLUMN).isin(days))
     joined = ids_counted(in_files, in_table)
     per_kind = [agg for name, when in enumerate(KINDS.values()) for agg in (
@@ -71,7 +78,8 @@ def check_days(spark, found_days: list, in_files=None, in_spark: bool = False, t
     counted = {row[PARTITION_COLUMN]: row for row in
                joined.groupBy(PARTITION_COLUMN).agg(F.coalesce(F.sum("copies"), F.lit(0)).alias("rows"),
                                                     *per_kind).collect()}
-    return {day: day_counts(day, found.count, counted.get(day), in_files, in_table) for day, found in found_days}
+    return {day: (*day_counts(day, found.count, counted.get(day), in_files, in_table),
+                  counted[day].rows if day in counted else 0) for day, found in found_days}
 
 
 def day_counts(day, orders: int, row, in_files, in_table):
