@@ -11,7 +11,7 @@ import sys
 
 from shoptoolkit.dates import as_date, day_loaded_by, parse_date, parse_month, run_dates
 from shoptoolkit.engine.spark_errors import one_line
-from shoptoolkit.errors import ToolkitError
+from shoptoolkit.errors import ToolkitError, UsageError
 from shoptoolkit.storage.location import is_local
 from shoptoolkit.storage.project_paths import ROOT_ENV, local_folder, set_root
 
@@ -58,12 +58,12 @@ class RootOption(argparse.Action):
 def add_root(parser) -> None:
     parser.add_argument("--root", metavar="DIR", action=RootOption,
                         help=f"the folder holding landing/, lake/ and logs/, a path or a file:// URI, or "
-                             f"s3a://BUCKET/PREFIX (gs://, abfss://; logs/ then stays in the current folder) "
+                             f"s3a://BUCKET/PREFIX (or gs://; logs/ then stays in the current folder) "
                              f"(or set {ROOT_ENV}; default: the current folder)")
 
 
 def run_main(main_body, verbose: bool) -> int:
-    """Run a script's work: one line and exit 1 on any error, the full trace with --verbose."""
+    """Run a script's work: one line and exit 1 on any error (2 on a UsageError), the full trace with --verbose."""
     verbose = verbose or bool(os.environ.get("SHOP_VERBOSE"))
     try:
         return main_body()
@@ -71,4 +71,4 @@ def run_main(main_body, verbose: bool) -> int:
         if verbose:
             raise
         print(f"error: {one_line(error)}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(error, UsageError) else 1

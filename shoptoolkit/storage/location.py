@@ -7,9 +7,9 @@ operation outside Spark goes through the path location() gives, with pathlib.Pat
     remove_tree(table)                       # shutil.rmtree, or every object below the prefix
 
 A path or a file: URI gives a pathlib.Path and imports nothing more: a local run never loads pyarrow.
-s3a://BUCKET/PREFIX, gs://BUCKET/PREFIX and abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PREFIX give an
-ObjectPath (object_path.py, over pyarrow.fs; stores.py says which settings it reads), whose str() is the
-URI Spark is given. Any other scheme is refused.
+s3a://BUCKET/PREFIX and gs://BUCKET/PREFIX give an ObjectPath (object_path.py, over pyarrow.fs; stores.py
+says which settings it reads), whose str() is the URI Spark is given. A store parts.py refuses
+(abfss://) and any other scheme are refused in one line, a UsageError.
 """
 import re
 import shutil
@@ -17,9 +17,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 from urllib.request import url2pathname
 
-from shoptoolkit.errors import ToolkitError
+from shoptoolkit.errors import UsageError
+from shoptoolkit.storage.parts import STORES
 
-OBJECT_SCHEMES = ("s3a", "gs", "abfss")
 SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
@@ -32,9 +32,11 @@ def location(place):
     scheme = SCHEME.match(text)
     if not scheme:
         return Path(place)
-    if scheme.group(1).lower() not in OBJECT_SCHEMES:
-        raise ToolkitError(f"{text}: a root is a folder, a file:// URI, or s3a://, gs:// or abfss:// "
-                           f"(not {scheme.group(1)}://)")
+    parts = STORES.get(scheme.group(1).lower())
+    if parts is None:
+        raise UsageError(f"{text}: a root is a folder, a file:// URI, or s3a:// or gs:// (not {scheme.group(1)}://)")
+    if parts.refused:
+        raise UsageError(parts.refused)
     from shoptoolkit.storage.object_path import object_location
     return object_location(text)
 

@@ -1,5 +1,5 @@
 """An object of a bucket (or a prefix of its keys) with the pathlib.Path methods the toolkit's file operations
-use, over a pyarrow FileSystem: what storage.location() gives for an s3a://, gs:// or abfss:// URI.
+use, over a pyarrow FileSystem: what storage.location() gives for an s3a:// or gs:// URI.
 
     root = object_location("s3a://shop/course")
     day = root / "landing" / "orders" / "2026-09-15.csv"

@@ -8,7 +8,9 @@ storage/ tests a root's scheme: it asks store_parts.
 
 The Python half of a store (its pyarrow file system, its settings and errors) is stores.py's, by the same
 scheme. A store whose Spark half is not built here has no connector, and one whose second put of a key
-is not known to be refused has no probe: writers at once are refused there (commit_safety.py).
+is not known to be refused has no probe: writers at once are refused there (commit_safety.py). A store
+that cannot be tested here at all is refused as a root, in one line (location.py): Azure's abfss://,
+which no local server speaks.
 """
 from dataclasses import dataclass
 
@@ -17,11 +19,13 @@ from dataclasses import dataclass
 class StoreParts:
     """One store's parts: its scheme, its Spark connector (a function giving (JARs, settings), None when
     the toolkit does not bring one), and its writers-at-once check (a function of the session and a
-    folder: whether a second put-if-absent of one key is refused; None when there is none)."""
+    folder: whether a second put-if-absent of one key is refused; None when there is none), and why a
+    root on it is refused ('' when it is not)."""
     scheme: str
     name: str
     connector: object = None
     refuses_second_put: object = None
+    refused: str = ""
 
     def spark(self) -> tuple:
         """([JARs], {settings}) that let Spark read and commit below this store; ([], {}) without a connector."""
@@ -41,7 +45,8 @@ def s3a_probe(spark, folder: str) -> bool:
 STORES = {
     "s3a": StoreParts("s3a", "S3", s3a_connector, s3a_probe),
     "gs": StoreParts("gs", "Google Cloud Storage"),
-    "abfss": StoreParts("abfss", "Azure Data Lake Storage"),
+    "abfss": StoreParts("abfss", "Azure Data Lake Storage",
+                        refused="abfss:// is not supported yet: it cannot be tested without Azure"),
 }
 
 

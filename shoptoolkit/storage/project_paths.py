@@ -7,8 +7,8 @@ for the Delta table, logs/.
 
 The root is the folder you run in, or SHOP_ROOT, or a script's --root DIR: any absolute path, a Unity
 Catalog Volume's /Volumes/... too, a file:// URI of a local folder (file:///data/shop), or a prefix of
-an object store's bucket (s3a://BUCKET/PREFIX, gs://BUCKET/PREFIX,
-abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PREFIX): landing/ and lake/ are then objects below it,
+an object store's bucket (s3a://BUCKET/PREFIX, gs://BUCKET/PREFIX; abfss:// is refused, untested):
+landing/ and lake/ are then objects below it,
 reached through shoptoolkit/storage/, and Spark is given the URIs. Local paths are made absolute here
 because the JVM's working directory is not the root. logs/ is always a local folder (an object store
 cannot append): below the root when it is a folder, else below the folder you run in.

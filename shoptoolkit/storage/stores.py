@@ -10,10 +10,10 @@ S3 (s3a://BUCKET/KEY) reads its settings as AWS's own tools do: credentials from
 (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; AWS_PROFILE and ~/.aws/; an instance role);
 an S3-compatible server from AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL (addressed path-style); the region
 from AWS_REGION, else AWS_DEFAULT_REGION (us-east-1 with an endpoint; else the bucket's own). Google Cloud
-Storage (gs://BUCKET/KEY) uses Google's application default credentials; Azure
-(abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/KEY) AZURE_STORAGE_KEY when set, else Azure's default
-credential (with none at all, pyarrow 26 aborts the process: an uncaught C++ exception). pyarrow.fs speaks
-all three without a JVM: failed_day.py and a Spark Connect client have none.
+Storage (gs://BUCKET/KEY) uses Google's application default credentials. pyarrow.fs speaks both without
+a JVM: failed_day.py and a Spark Connect client have none. Azure's abfss:// is refused before it gets
+here (parts.py): untested, and pyarrow's Azure client aborts the process (an uncaught C++ exception)
+when it finds no credential.
 """
 import datetime as dt
 import os
@@ -28,13 +28,12 @@ from shoptoolkit.errors import ToolkitError
 # What each store reads from the environment: a change of any makes a new FileSystem (a test's server).
 SETTINGS = {"s3a": ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE",
                     "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
-            "gs": ("GOOGLE_APPLICATION_CREDENTIALS",), "abfss": ("AZURE_STORAGE_KEY",)}
-SECRETS = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AZURE_STORAGE_KEY")  # masked in any line shown
+            "gs": ("GOOGLE_APPLICATION_CREDENTIALS",)}
+SECRETS = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")  # masked in any line shown
 CREDENTIALS = {"s3a": "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)",
-               "gs": "GOOGLE_APPLICATION_CREDENTIALS (or gcloud auth application-default login)",
-               "abfss": "AZURE_STORAGE_KEY (or az login)"}
+               "gs": "GOOGLE_APPLICATION_CREDENTIALS (or gcloud auth application-default login)"}
 ACCESS = re.compile(r"ACCESS_DENIED|INVALID_ACCESS_KEY_ID|SIGNATURE_DOES_NOT_MATCH|EXPIRED_TOKEN|PERMISSION_DENIED|"
-                    r"UNAUTHENTICATED|OAuth2 access token|AuthenticationFailed|AuthorizationFailure|Forbidden")
+                    r"UNAUTHENTICATED|OAuth2 access token|Forbidden")
 SILENCE = re.compile(r"NETWORK_CONNECTION|curlCode|connect to server|resolve host|UNAVAILABLE|timed out|"
                      r"Connection refused|Unable to execute HTTP request", re.I)
 # S3A's words, in a Java error's trace, for a store that refused who asked, has no such bucket, did not answer.
@@ -42,9 +41,8 @@ JAVA_TROUBLE = {"ACCESS_DENIED": re.compile(r"AccessDeniedException|403 Forbidde
                 "NO_SUCH_BUCKET": re.compile(r"NoSuchBucket"),
                 "UNAVAILABLE": re.compile(r"Connection refused|Unable to execute HTTP request|ConnectTimeoutException|"
                                           r"UnknownHostException")}
-STORE_URI = re.compile(r"\b(s3a|gs|abfss)://[^\s:,;'\"]+")
-NO_BUCKET = re.compile(r"NO_SUCH_BUCKET|bucket does not exist|ContainerNotFound")
-ABFSS_HOST = ".dfs.core.windows.net"
+STORE_URI = re.compile(r"\b(s3a|gs)://[^\s:,;'\"]+")
+NO_BUCKET = re.compile(r"NO_SUCH_BUCKET|bucket does not exist")
 # How long GCS retries a failing request: its client's default is many minutes, a hang before any line.
 GCS_RETRIES = dt.timedelta(seconds=20)
 
@@ -55,8 +53,8 @@ class Unreached(Exception):
 
 @dataclass(frozen=True)
 class Store:
-    """A bucket (or an Azure container) as its URIs name it: scheme://authority/KEY; root is the
-    bucket's name in its FileSystem's paths (root/KEY)."""
+    """A bucket as its URIs name it: scheme://authority/KEY; root is the bucket's name in its
+    FileSystem's paths (root/KEY)."""
     scheme: str
     authority: str
     root: str
@@ -72,11 +70,6 @@ def split_uri(text: str) -> tuple:
     """(Store, key) of an object store's URI; a URI that names no bucket is refused."""
     found = urlparse(text)
     scheme, authority, key = found.scheme.lower(), found.netloc, found.path.strip("/")
-    if scheme == "abfss":
-        container, _, host = authority.partition("@")
-        if not container or not host.endswith(ABFSS_HOST):
-            raise ToolkitError(f"{text}: an abfss:// URI is abfss://CONTAINER@ACCOUNT{ABFSS_HOST}/PREFIX")
-        return Store(scheme, authority, container), key
     if not authority:
         raise ToolkitError(f"{text}: no bucket; a root on {scheme}:// is {scheme}://BUCKET/PREFIX")
     return Store(scheme, authority, authority), key
@@ -106,9 +99,6 @@ def new_filesystem(store: Store):
                         f"pip install -r requirements/connect.txt") from None
     if store.scheme == "gs":
         return fs.GcsFileSystem(retry_time_limit=GCS_RETRIES)
-    if store.scheme == "abfss":
-        account = store.authority.partition("@")[2].split(".")[0]
-        return fs.AzureFileSystem(account_name=account, account_key=os.environ.get("AZURE_STORAGE_KEY") or None)
     return s3_filesystem(fs, store.root)
 
 
@@ -170,8 +160,6 @@ def unreached_store(text: str) -> str:
 
 
 def bucket_missing(store: Store) -> str:
-    if store.scheme == "abfss":
-        return f"the container {store.root} does not exist in {store.authority.partition('@')[2]}"
     return f"the bucket {store.root} does not exist"
 
 
@@ -179,8 +167,6 @@ def endpoint_shown(store: Store) -> str:
     """Where the store's requests go: an S3-compatible server's URL (no user or password), else the cloud's."""
     if store.scheme == "gs":
         return "https://storage.googleapis.com/"
-    if store.scheme == "abfss":
-        return f"https://{store.authority.partition('@')[2]}/"
     endpoint, name = setting("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
     if not endpoint:
         return "AWS S3 (AWS_REGION " + (setting("AWS_REGION", "AWS_DEFAULT_REGION")[0] or "not set") + ")"

@@ -7,6 +7,7 @@ folder. A moto S3 server on a loopback port stands in for the store, set as AWS'
 """
 import hashlib
 import logging
+import os
 import socket
 import subprocess
 import sys
@@ -283,3 +284,36 @@ def test_a_store_the_toolkit_cannot_probe_refuses_writers_at_once_in_one_line():
     assert str(refused.value) == ("gs://shop: writers at once are not supported on Google Cloud Storage yet (no "
                                   "check that it refuses a second commit of one version): run one writer at a time there")
     assert store_parts(ROOT) is None and store_parts("s3a://shop/course").refuses_second_put is not None
+
+
+ABFSS = "abfss://shop@account.dfs.core.windows.net/course"
+ABFSS_REFUSED = "error: abfss:// is not supported yet: it cannot be tested without Azure"
+EVERY_SCRIPT = ["make_days.py", "load_day.py 2026-09-16", "check_day.py 2026-09-16", "check_month.py 2026-09",
+                "backfill.py 2026-09-02 2026-09-03", "parallel.py 2026-09-02 2026-09-03", "failed_day.py 2026-09-16",
+                "history.py", "restore_day.py 2026-09-15 --version 1", "partition_table.py", "upkeep.py",
+                "spark_server.py start", "run_pipeline.py", "check_pipeline.py 2026-09"]
+
+
+@pytest.mark.parametrize("script", EVERY_SCRIPT)
+def test_an_abfss_root_is_refused_in_one_line_by_every_script(script, tmp_path):
+    """Azure's abfss:// cannot be tested here (no local server speaks ABFS), so it is refused as a root
+    (storage/parts.py) before anything starts: one line, exit 2, nothing written, no Java. Before, with
+    no Azure login, pyarrow's Azure client aborted the process (exit 134)."""
+    done = subprocess.run([sys.executable, str(ROOT / script.split()[0]), *script.split()[1:]], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env=script_env(SHOP_ROOT=ABFSS))
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", ABFSS_REFUSED + "\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_abfss_root_option_is_a_usage_error(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "load_day.py"), "2026-09-16", "--root", ABFSS], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env=script_env())
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == f"load_day.py: {ABFSS_REFUSED.replace('error: ', 'error: argument --root: ')}"
+    assert list(tmp_path.iterdir()) == []
+
+
+def script_env(**settings) -> dict:
+    """The environment a user's terminal gives a script: this one's, without a root of the tests'."""
+    env = {name: value for name, value in os.environ.items() if name != "SHOP_ROOT"}
+    return {**env, "PYTHONPATH": str(ROOT), **settings}
