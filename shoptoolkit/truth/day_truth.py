@@ -28,7 +28,7 @@ from shoptoolkit.row_values import rows_digest
 from shoptoolkit.storage.project_paths import day_file, table_path
 from shoptoolkit.table.delta_table import existing_table, table_exists
 from shoptoolkit.table.load_lineage import commit_loads, restored_by
-from shoptoolkit.till.in_python import file_facts, read_day_file
+from shoptoolkit.till.in_python import FileFacts, file_facts, read_day_file
 from shoptoolkit.till.in_spark import big_enough, checked_in_spark, spark_check_bytes
 from shoptoolkit.truth.day_compare import compare_checked, rows_of_day, stored_rows
 from shoptoolkit.truth.day_record import CommitsOnce, newest_commits, recorded_checks, user_metadata
@@ -92,16 +92,20 @@ class DayTruth:
     """The facts of some days, each taken once, and the route from them to each day's DayState. A
     terminal check_day takes the record's answer before Spark starts and passes the facts on."""
 
-    def __init__(self, days, deep: bool = False):
+    def __init__(self, days, deep: bool = False, checked=None):
         self.days, self.deep = [as_date(day) for day in days], deep
+        self.checked = checked or {}  # {day: DayFile} a load has just read and checked: not read again
         self.commits = CommitsOnce(table_path() / "_delta_log")
         self.taken, self.answered = None, None
 
     def files(self) -> dict:
-        """{day: FileFacts, or None for no file}: step 1, each file read once."""
+        """{day: FileFacts, or None for no file}: step 1, each file read once (a checked one not at all)."""
         if self.taken is None:
             self.taken, budget = {}, KEEP_BYTES
             for day in self.days:
+                if day in self.checked:
+                    self.taken[day] = FileFacts(self.checked[day].size, self.checked[day].sha256, b"")
+                    continue
                 facts = file_facts(day_file(day), keep_under=min(spark_check_bytes(), budget))
                 budget -= len(facts.data) if facts and facts.data else 0
                 self.taken[day] = facts
@@ -137,11 +141,13 @@ class DayTruth:
     def compared(self, spark, table, days) -> dict:
         """Steps 2 and 3 for days the record does not prove: {day: (matches, message, rows, digest_now)}."""
         files = self.files()
-        big = [day for day in days if files[day] and big_enough(files[day].size)]
+        big = [day for day in days if day not in self.checked and files[day] and big_enough(files[day].size)]
         known = {day: (files[day].size, files[day].sha256, files[day].first) for day in big}
         in_spark = checked_in_spark(spark, big, digest=False, known=known) if big else {}
-        small = {day: python_checked(day, files[day]) for day in days if day not in in_spark}
-        many = [day for day, (found, _) in small.items() if found and found.count > IDS_IN_PYTHON]
+        small = {day: (self.checked[day], "") if day in self.checked else python_checked(day, files[day])
+                 for day in days if day not in in_spark}
+        many = [day for day, (found, _) in small.items()
+                if found and (found.order_ids is None or found.count > IDS_IN_PYTHON)]  # None: checked in Spark
         in_python = [day for day in small if day not in many]
         in_table = {} if table is None or not in_python else stored_rows(
             spark, in_python[0], in_python[-1], [day for day in self.days if day not in in_python], table)

@@ -1,9 +1,8 @@
 """Big days compared with their files inside Spark, order by order, ids and values: only counts, the
 first differing ids and the first differing order's values come back to Python, never a day's rows.
 
-    from shoptoolkit.truth.spark_compare import compare_in_spark, check_days
+    from shoptoolkit.truth.spark_compare import compare_in_spark
     compare_in_spark(spark, found, day)            # (ok, message, rows), as day_compare.compare_day words it
-    check_days(spark, [(day, found)], in_files)    # {day: (ok, message)} for the days of one commit
 
 The file's and the table's rows meet in one aggregation by (day, order id), each side carrying a hash of
 its values (customer, amount, the time as an instant): an order of the file and the table whose hashes
@@ -12,7 +11,7 @@ differ is `differing`, and only its two rows are read again to name what differs
 from shoptoolkit.row_values import differences, spark_digest, spark_hash_sum, spark_row_hash, table_columns
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.in_python import read_orders
-from shoptoolkit.truth.day_compare import compare_day, the_table
+from shoptoolkit.truth.day_compare import the_table
 from shoptoolkit.truth.verdict import day_verdict, listed
 
 # A day with more orders than this is compared inside Spark: only the counts and the first few
@@ -25,7 +24,7 @@ KINDS = {"missing": "copies = 0", "not in the file": "in_file = 0", "duplicated"
 def compare_in_spark(spark, found, day, table=None):
     """(ok, message, the table's rows of the day) for a big day: the file read by Spark against the day's
     rows, by order id and values."""
-    return counted_days(spark, [(day, found)], read_orders(spark, found, day), in_spark=True, table=table)[day]
+    return counted_days(spark, [(day, found)], read_orders(spark, found, day), table)[day]
 
 
 def all_missing_in_spark(spark, found, day):
@@ -50,26 +49,12 @@ def ids_counted(in_files, in_table):
                  F.max("file_hash").alias("file_hash"), F.max("table_hash").alias("table_hash")))
 
 
-def check_days(spark, found_days: list, in_files=None, in_spark: bool = False, table=None) -> dict:
-    """{day: (ok, message)} for the days of one commit, [(day, DayFile)], in one Spark query (counted_days)."""
-    return {day: counted[:2] for day, counted in counted_days(spark, found_days, in_files, in_spark, table).items()}
-
-
-def counted_days(spark, found_days: list, in_files=None, in_spark: bool = False, table=None) -> dict:
-    """{day: (ok, message, the table's rows of the day)} for [(day, DayFile)], in one Spark query. Up to
-    IDS_IN_PYTHON orders in all (of files checked in Python), the table's rows come back and are compared
-    as check_day compares a day; more, files checked in Spark, or in_spark, are compared inside Spark with
-    in_files (read_days' frame of the files), by day and order id, and only counts come back."""
+def counted_days(spark, found_days: list, in_files, table=None) -> dict:
+    """{day: (ok, message, the table's rows of the day)} for [(day, DayFile)], in one Spark query: the
+    files' orders (in_files, with their day) against the table's rows, by day and order id; only counts
+    and the first differing ids come back."""
     from pyspark.sql import functions as F
     days = [day for day, _ in found_days]
-    in_python = all(found.order_ids is not None for _, found in found_days)  # else checked in Spark
-    if in_python and not in_spark and sum(found.count for _, found in found_days) <= IDS_IN_PYTHON:
-        rows = {}
-        for day, order_id, *values in (the_table(spark, table).where(F.col(PARTITION_COLUMN).isin(days))
-                                       .select(PARTITION_COLUMN, *table_columns()).collect()):
-            rows.setdefault(day, []).append((order_id, tuple(values)))
-        return {day: (*compare_day(day, found.values, "", rows.get(day, [])), len(rows.get(day, [])))
-                for day, found in found_days}
     in_table = the_table(spark, table).where(F.col(PARTITION_COLUMN).isin(days))
     joined = ids_counted(in_files, in_table)
     per_kind = [agg for name, when in enumerate(KINDS.values()) for agg in (
@@ -83,7 +68,7 @@ def counted_days(spark, found_days: list, in_files=None, in_spark: bool = False,
 
 
 def day_counts(day, orders: int, row, in_files, in_table):
-    """check_days' verdict for one day from its row of counts (None: neither the file nor the table has an
+    """counted_days' verdict for one day from its row of counts (None: neither the file nor the table has an
     id); the first differing order's values are read again, from both sides, to name what differs."""
     if row is None:
         return day_verdict(day, 0, orders, {kind: (0, "") for kind in KINDS})

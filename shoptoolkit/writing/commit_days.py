@@ -13,8 +13,8 @@ same commit: commit_ids.py), is left out: it keeps its old rows and its run fail
 line. The other days land in one commit whose replaceWhere names exactly them (`order_date IN
 (DATE'...', ...)`) and whose user metadata holds each day's lineage; the commit lands whole or not at
 all, its rows in a file a run of consecutive days (day_frames.packed_days). The loaded days are then
-checked: from the commit's record in the Delta log (day_record.py), and those it does not prove
-against their files in one query.
+checked on check_day's route (day_truth.py) from the files just checked: by the commit's record in the
+Delta log, and those it does not prove against those files.
 """
 import json
 
@@ -29,8 +29,7 @@ from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.day_frames import packed_days, read_days
 from shoptoolkit.till.in_python import file_facts, read_day_file
 from shoptoolkit.till.in_spark import big_enough, checked_in_spark, spark_check_bytes
-from shoptoolkit.truth.day_record import recorded_checks
-from shoptoolkit.truth.spark_compare import check_days
+from shoptoolkit.truth.day_truth import DayTruth
 from shoptoolkit.writing.commit_ids import clashes_before, in_several_files, stored_elsewhere, without_clashes
 from shoptoolkit.writing.held_write import held_days, one_job_fits
 from shoptoolkit.writing.late_clash import day_predicate, take_back_late_clashes, version_checked
@@ -159,18 +158,17 @@ def load_days(spark, run_dates, what: str = "", show=print_now) -> tuple:
 
 
 def run_lines(spark, loaded, what: str) -> dict:
-    """{run date: (ok, line)} for the days of a landed commit: the load's line and check_days' verdict."""
+    """{run date: (ok, line)} for the days of a landed commit: the load's line and the day's truth
+    (day_truth.py), from the files the load has just checked, not read again."""
     if not loaded:
         return {}
-    found_days = [(day, found) for _, day, found in loaded]
+    truth = DayTruth([day for _, day, _ in loaded], checked={day: found for _, day, found in loaded})
     try:
-        total = orders_table(spark).count()
-        verdicts = recorded_checks([day for day, _ in found_days], {day: found.sha256 for day, found in found_days})
-        rest = [(day, found) for day, found in found_days if day not in verdicts]  # the days the record does not prove
-        verdicts.update(check_days(spark, rest, read_days(spark, rest)) if rest else {})  # a lazy frame: read if used
+        table = orders_table(spark)
+        total, found = table.count(), {state.day: state for state in truth.states(spark, lineage=False, table=table)}
     except Exception as error:  # the commit landed; its check could not run
         return {run_date: (False, f"run {run_date} loaded {day}, its check failed: {one_line(error)} ({what})")
                 for run_date, day, _ in loaded}
-    return {run_date: (verdicts[day][0], f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has "
-                                         f"{total}; {verdicts[day][1]} ({what})")
-            for run_date, day, found in loaded}
+    return {run_date: (found[day].matches, f"run {run_date} loaded {day}: {rows.count} rows, {TABLE} has "
+                                            f"{total}; {found[day].message} ({what})")
+            for run_date, day, rows in loaded}

@@ -1,5 +1,11 @@
-"""SIGKILL a running backfill at seeded random moments: the table always reads, every day holds its
+"""SIGKILL a running backfill at seeded moments: the table always reads, every day holds its
 complete old rows or its complete new rows, and a rerun ends exactly as an uninterrupted run.
+
+The kills land where they are meant to, not where timing happens to put them. A run's line is printed
+after its commit, so a kill planned after k lines waits for the k-th line (k commits landed) and then a
+seeded delay of up to the quickest run of the uninterrupted backfill: it lands after k or k+1
+commits, between the backfill's commits. A kill planned at 0 lines falls in the first run, timed
+from the start: during Spark's start, the first read or the first commit.
 
 Each attempt rewrites the days' files as a new variant (customer ids suffixed vK), so old and new
 rows differ on every day. The backfill runs in its own process group and the whole group is killed:
@@ -25,8 +31,8 @@ from shoptoolkit.storage.project_paths import day_file
 FIRST, LAST = "2026-09-02", "2026-09-05"  # 4 runs: days 2026-09-01 .. 2026-09-04
 KILLS = int(os.environ.get("SHOP_CRASH_KILLS", "12"))  # more for a longer soak, fewer for a quick try
 RUNS = 4
-# At least this share of the kills must land inside the backfill: after some of its commits, before others.
-INSIDE_SHARE = 0.4
+# How many runs' lines each kill waits for: a third in the first run, two thirds between commits.
+PLANS = (0, 1, 2)
 FINAL = 99
 
 
@@ -57,13 +63,18 @@ class Backfill:
         self.process = subprocess.Popen([sys.executable, str(ROOT / "backfill.py"), FIRST, LAST], cwd=folder,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                         start_new_session=True)
-        self.first_line, self.lines = threading.Event(), []
+        self.printed, self.lines = threading.Condition(), []
         threading.Thread(target=self.read, daemon=True).start()
 
     def read(self):
         for line in self.process.stdout:
-            self.lines.append((time.monotonic() - self.started, line))
-            self.first_line.set()
+            with self.printed:
+                self.lines.append((time.monotonic() - self.started, line))
+                self.printed.notify_all()
+
+    def wait_for_lines(self, count: int) -> None:
+        with self.printed:
+            assert self.printed.wait_for(lambda: len(self.lines) >= count, timeout=300), self.lines
 
     def finish(self) -> float:
         assert self.process.wait(timeout=600) == 0, self.lines
@@ -84,13 +95,13 @@ class Backfill:
         return running
 
 
-def sleep_to_kill_moment(run: Backfill, rng: random.Random, first: float, rest: float) -> None:
-    """A quarter of kills land in the first run (timed from the start), the rest after its line."""
-    if rng.random() < 0.25:
-        time.sleep(max(0.0, rng.uniform(first - rest / 3, first) - (time.monotonic() - run.started)))
+def sleep_to_kill_moment(run: Backfill, rng: random.Random, after: int, first: float, quickest: float) -> None:
+    """after 0: a moment in the first run, timed from the start; after k: k lines, then under one run."""
+    if after == 0:
+        time.sleep(max(0.0, rng.uniform(first - quickest, first) - (time.monotonic() - run.started)))
     else:
-        run.first_line.wait(timeout=300)
-        time.sleep(rng.uniform(0, rest))
+        run.wait_for_lines(after)
+        time.sleep(rng.uniform(0, quickest))
 
 
 @pytest.mark.timeout(2400)  # about 6 minutes in CI (docs/tests.md), more in a slow hour: far more before it counts as hung
@@ -108,34 +119,34 @@ def test_killed_backfill_leaves_whole_days_and_a_rerun_converges(spark, days, tm
     run = Backfill(reference)
     total = run.finish()
     first = run.lines[0][0]
+    quickest = min(b[0] - a[0] for a, b in zip(run.lines, run.lines[1:RUNS]))  # the time of one run
     expected = content_sha256(spark)
     assert table_rows(spark) == variant_rows(base, FINAL)
 
     monkeypatch.chdir(days)
     rng, kills, attempt = random.Random(6), 0, 0
     before, version = by_day(table_rows(spark)), table_version(spark)
-    commits = []  # for each kill, how many of the backfill's commits had landed
+    commits = []  # for each kill, (lines it waited for, how many of the backfill's commits had landed)
     while kills < KILLS:
         attempt += 1
         assert attempt <= 2 * KILLS, f"only {kills} kills landed while a backfill ran"
         write_variant(base_files, attempt)
         run = Backfill(days)
-        sleep_to_kill_moment(run, rng, first, total - first)
+        after = PLANS[attempt % len(PLANS)]
+        sleep_to_kill_moment(run, rng, after, first, quickest)
         killed = run.kill()
         kills += killed
-        after, after_version = by_day(table_rows(spark)), table_version(spark)  # the table reads
-        assert set(after) == set(before)
-        for day, rows in after.items():
+        after_rows, after_version = by_day(table_rows(spark)), table_version(spark)  # the table reads
+        assert set(after_rows) == set(before)
+        for day, rows in after_rows.items():
             assert rows in (before[day], by_day(variant_rows(base, attempt))[day]), (attempt, day, rows)
         assert 0 <= after_version - version <= RUNS, (attempt, version, after_version)  # a commit a run at most
         if killed:
-            commits.append(after_version - version)
-        before, version = after, after_version  # nothing writes between a kill and the next backfill's start
-    inside = sum(0 < landed < RUNS for landed in commits)
-    print(f"\n{inside} of {KILLS} kills fell between the backfill's commits; commits before each kill: {commits}")
-    assert KILLS > 0 and inside >= max(1, INSIDE_SHARE * KILLS), (
-        f"{inside} of {KILLS} kills (SHOP_CRASH_KILLS) fell between the backfill's commits, "
-        f"{INSIDE_SHARE:.0%} at least are needed; commits landed before each kill: {commits}")
+            commits.append((after, after_version - version))
+        before, version = after_rows, after_version  # nothing writes between a kill and the next backfill's start
+    print(f"\n(lines waited for, commits landed) of each kill: {commits}")
+    assert KILLS > 0 and all(killed in (after, after + 1) for after, killed in commits if after), commits
+    assert sum(0 < landed < RUNS for _, landed in commits) >= (KILLS * 2) // 3, commits
 
     write_variant(base_files, FINAL)
     Backfill(days).finish()
