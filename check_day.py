@@ -12,14 +12,13 @@ it, sends the check to the comparison: each order's id, customer, amount and tim
 import argparse
 import os
 
-from delta_session import delta_spark, small_day_queries
+from delta_session import delta_spark, queries_for
 from shoptoolkit.engine import DATABRICKS_ENV
 from shoptoolkit.run_args import add_root, add_verbose, as_date, day_loaded_by, parse_date, run_main
 from shoptoolkit.table import orders_table
 from shoptoolkit.truth import DayTruth
 
 
-@small_day_queries
 def check_day(spark, run_date, deep: bool = False, truth=None):
     """Compare the day run_date loads with its file; return (ok, message). The load's record in the Delta
     log answers when it proves the day (not with deep); else a big file is checked and compared inside
@@ -29,7 +28,8 @@ def check_day(spark, run_date, deep: bool = False, truth=None):
     truth = truth or DayTruth([day], deep)
     if day in truth.proven():
         return truth.proven()[day]
-    found = truth.states(spark, lineage=False, table=orders_table(spark))[0]  # no table: its one-line error
+    with queries_for(spark, truth.size()):  # the size from the file's one read
+        found = truth.states(spark, lineage=False, table=orders_table(spark))[0]  # no table: its one-line error
     return found.matches, found.message
 
 

@@ -8,14 +8,14 @@
 The session is local[*], or on SPARK_MASTER's cluster, or a Spark Connect server's (SPARK_REMOTE), or
 a Databricks cluster's own. The table lives below the project root (set_root, SHOP_ROOT or the folder
 you run in). The helper also owns how the JVM runs a script's work (docs/session.md): a session that
-lasts gets Java's full JIT, and a day function marked @small_day_queries runs a small day's
-queries with interpreted expressions. The machinery is in the package shoptoolkit/ (the JVM's in
-shoptoolkit/engine/); a reader of the scripts can skip it.
+lasts gets Java's full JIT, and a day function marked @small_day_queries (or a block in
+queries_for) runs a small day's queries with interpreted expressions. The machinery is in the package
+shoptoolkit/ (the JVM's in shoptoolkit/engine/); a reader of the scripts can skip it.
 """
 import os
 
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.engine.expression_mode import small_day_queries
+from shoptoolkit.engine.expression_mode import queries_for, small_day_queries
 from shoptoolkit.engine.spark_jvm import java_options, java_problem, jvm_output_to_log, lasting, with_delta_jars
 from shoptoolkit.storage.project_paths import BIG_FILES, day_file, files_bytes, project_root, set_root, shown, spark_log
 from shoptoolkit.engine.spark_settings import AUTH_SECRET_ENV, DATABRICKS_ENV, SPARK_SETTINGS, master_settings
@@ -25,8 +25,8 @@ from shoptoolkit.table.delta_table import (TABLE, history_frame, named_table, ne
 
 # What the scripts and a notebook take from here: the session, the table's helpers (shoptoolkit/table/delta_table.py),
 # the project root and its day files (shoptoolkit/storage/project_paths.py), and the day functions' decorator.
-__all__ = ["delta_spark", "day_file", "project_root", "set_root", "small_day_queries", "TABLE", "history_frame", "new_table_layout",
-           "orders_table", "partition_columns", "partition_new_table", "register_table", "table_at_version",
+__all__ = ["delta_spark", "day_file", "project_root", "set_root", "queries_for", "small_day_queries", "TABLE",
+           "history_frame", "new_table_layout", "orders_table", "partition_columns", "partition_new_table", "register_table", "table_at_version",
            "table_exists", "table_sql_name", "table_version"]
 
 

@@ -11,10 +11,10 @@ The write is one Delta commit (replaceWhere on order_date): it lands whole or no
 import argparse
 import datetime as dt
 
-from delta_session import TABLE, delta_spark, new_table_layout, orders_table, small_day_queries, table_exists
+from delta_session import TABLE, delta_spark, new_table_layout, queries_for
 from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, as_date, day_loaded_by, parse_date, run_main
 from shoptoolkit.storage import day_file, shown, table_path
-from shoptoolkit.table import IDS_IN_QUERY, PARTITION_COLUMN, lineage
+from shoptoolkit.table import IDS_IN_QUERY, PARTITION_COLUMN, existing_table, lineage, table_after_write
 from shoptoolkit.till import DayFile, bad_line, checked_day, file_facts, line_of, read_orders, spark_check_bytes
 from shoptoolkit.writing import (HeldDays, day_predicate, held_days, one_job_fits, print_now, retrying,
                                  take_back_late_clashes, version_checked)
@@ -28,11 +28,11 @@ def ids_on_other_days(spark, found: DayFile, orders, day: dt.date, table=None) -
     range (min/max in its statistics) cannot overlap, so the check reads nothing for a shop whose
     ids grow day by day, however long the table is. A file checked in Spark is always joined: its ids
     never came to Python."""
-    if not found.count or (table is None and not table_exists(spark)):
+    table = existing_table(spark) if table is None and found.count else table
+    if table is None or not found.count:
         return []
     from pyspark.sql import functions as F
-    stored = ((orders_table(spark) if table is None else table)
-              .where(F.col("order_id").between(found.lowest, found.highest))
+    stored = (table.where(F.col("order_id").between(found.lowest, found.highest))
               .where(F.col(PARTITION_COLUMN) != F.lit(day))
               .select("order_id", PARTITION_COLUMN))
     if found.order_ids is not None and len(found.order_ids) <= IDS_IN_QUERY:
@@ -54,7 +54,6 @@ def clash_refusal(spark, found: DayFile, orders, day: dt.date, table=None) -> di
                               f"order_id already stored on another day: {listed}"))}
 
 
-@small_day_queries
 def load_day(spark, run_date) -> str:
     """Replace the day before run_date with its landing file; return the line to print."""
     run_date = as_date(run_date)
@@ -62,16 +61,17 @@ def load_day(spark, run_date) -> str:
     facts = file_facts(day_file(day), keep_under=spark_check_bytes())  # one read: size, sha256, a small file's bytes
     if facts is None:
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
-    checked_at = version_checked(spark)
-    one_job = one_job_fits(spark, [day], facts.size)
-    held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
-    metadata, found, orders = (commit_held(spark, run_date, day, held) if held
-                               else write_checked(spark, run_date, day, facts))
-    late = take_back_late_clashes(spark, checked_at, metadata,
-                                  lambda table: clash_refusal(spark, found, orders, day, table))
-    if late:
-        raise ToolkitError(late[day])
-    total = orders_table(spark).count()
+    with queries_for(spark, facts.size):
+        checked_at = version_checked(spark)
+        one_job = one_job_fits(spark, [day], facts.size)
+        held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
+        metadata, found, orders = (commit_held(spark, run_date, day, held) if held
+                                   else write_checked(spark, run_date, day, facts))
+        late = take_back_late_clashes(spark, checked_at, metadata,
+                                      lambda table: clash_refusal(spark, found, orders, day, table))
+        if late:
+            raise ToolkitError(late[day])
+        total = table_after_write(spark).count()
     return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
 
 

@@ -1,10 +1,12 @@
 """Interpreted expressions while a run works on a day of a few orders; Spark's default otherwise, and
 shuffles that follow the session's cores.
 
-    @small_day_queries          # delta_session.py re-exports it for the scripts
-    def load_day(spark, run_date):
-        ...read, check and write the day...   # under COMPILED_FROM bytes: interpreted, then as before
+    @small_day_queries          # delta_session.py re-exports it and queries_for for the scripts
+    def load_days(spark, run_dates):
+        ...read, check and write the days...  # under COMPILED_FROM bytes: interpreted, then as before
                                               # from it on: two shuffle partitions a core, then as before
+    with queries_for(spark, facts.size):      # the same, for a caller that knows the files' size
+        ...
 
 Spark compiles each query's expressions to Java (Janino) before it runs them. On a few rows the
 compiling costs more than the work, and each day's literals make new code, so a long session
@@ -66,14 +68,21 @@ def shuffles_for(spark, size: int):
         spark.conf.set(SHUFFLE, before)
 
 
+@contextmanager
+def queries_for(spark, size: int):
+    """Inside, a run's queries on size bytes of day files: interpreted expressions under COMPILED_FROM
+    bytes, two shuffle partitions a core from it on. For a caller that knows the size (load_day has
+    read its file: on a bucket, a look at its size is a request)."""
+    with interpreted_for(spark, size), shuffles_for(spark, size):
+        yield
+
+
 def small_day_queries(day_function):
-    """day_function(spark, run_dates, ...) (one run date, or a list of them) with interpreted expressions
-    while the files of the days it loads hold fewer than COMPILED_FROM bytes together, and two shuffle
-    partitions a core from that size on."""
+    """day_function(spark, run_dates, ...) (one run date, or a list of them) inside queries_for the size
+    of the files of the days it loads, looked at first."""
     @functools.wraps(day_function)
     def run(spark, run_dates, *args, **kwargs):
         dates = run_dates if isinstance(run_dates, (list, tuple)) else [run_dates]
-        size = files_bytes(day_loaded_by(run_date) for run_date in dates)
-        with interpreted_for(spark, size), shuffles_for(spark, size):
+        with queries_for(spark, files_bytes(day_loaded_by(run_date) for run_date in dates)):
             return day_function(spark, run_dates, *args, **kwargs)
     return run

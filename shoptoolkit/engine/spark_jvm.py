@@ -4,7 +4,6 @@ options (class_archive.py's archive), and its console output kept out of the scr
     from shoptoolkit.engine.spark_jvm import java_problem, with_delta_jars
     problem = java_problem()      # '' when Java can run Spark
 """
-import importlib.util
 import os
 import re
 import shutil
@@ -12,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from shoptoolkit.places import IVY_JARS, LOG4J, SHARE, TOOLKIT
+from shoptoolkit.places import IVY_JARS, SHARE
 from shoptoolkit.storage.parts import store_parts
 from shoptoolkit.storage.project_paths import project_root, spark_log
 

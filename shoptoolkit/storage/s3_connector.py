@@ -15,7 +15,8 @@ AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, AWS_PROFILE and ~/.aws/, web identity
 AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL for an S3-compatible server (then path-style addressing),
 AWS_REGION or AWS_DEFAULT_REGION; any other spark.hadoop.fs.s3a.* setting (spark-defaults.conf) passes
 through. No secret is put in a setting: the JVM reads them from its environment. Delta's commits on s3a:// go through the
-toolkit's ConditionalPutLogStore (java/shoptoolkit/), which writes each commit with If-None-Match.
+toolkit's ConditionalPutLogStore (java/shoptoolkit/), which writes each commit with If-None-Match, and
+Delta writes no checksum file beside them (CHECKSUM_FILE: on a bucket, about twenty requests a commit).
 """
 import argparse
 import hashlib
@@ -45,6 +46,9 @@ COORDINATES = (("org.apache.hadoop", "hadoop-aws", "3.5.0"),
 LOG_STORE = "shoptoolkit.ConditionalPutLogStore"
 DEFAULT_CHAIN = "software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider"
 REFUSED = "org.apache.hadoop.fs.s3a.RemoteFileChangedException"  # S3A's word for a 412 on a put
+# Delta's checksum file after each commit (N.crc: optional in Delta's protocol) costs about twenty requests
+# on a bucket (a temporary object, looks, a copy and a delete: S3A's rename); no read of the toolkit's uses it.
+CHECKSUM_FILE = "spark.databricks.delta.writeChecksumFile.enabled"
 
 
 def connector_dir() -> Path:
@@ -92,7 +96,8 @@ def s3a_settings(env=os.environ) -> dict:
     """Spark's settings for s3a:// from AWS's conventions in env (no secret among them)."""
     settings = {"spark.delta.logStore.s3a.impl": LOG_STORE,
                 "spark.hadoop.fs.s3a.aws.credentials.provider": DEFAULT_CHAIN,
-                "spark.hadoop.fs.s3a.create.conditional.enabled": "true"}
+                "spark.hadoop.fs.s3a.create.conditional.enabled": "true",
+                CHECKSUM_FILE: "false"}
     endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL")
     if endpoint:
         url = urlparse(endpoint)

@@ -1,21 +1,38 @@
 """Whether a Delta log can be read, checked before Spark reads it: a damaged log is refused in one line;
 and the newest commit's version, from the log's file names.
 
-    from shoptoolkit.table.delta_log_check import delta_log_problem, newest_commit
+    from shoptoolkit.table.delta_log_check import delta_log_problem, log_look, newest_commit
     delta_log_problem(table_path() / "_delta_log")     # '' when it reads, else why not
     newest_commit(table_path() / "_delta_log")         # 41, or -1 without a commit
+    log_look(table_path() / "_delta_log")              # ('', 41): both from one listing
 """
 import json
 import re
+from collections import OrderedDict
 from fnmatch import fnmatchcase
 
 from shoptoolkit.storage.project_paths import shown
 
 COMMIT = re.compile(r"\d{20}\.json")  # a commit's file; a writer's temporary file and a compacted range never match
-# The commit files this process has read whole as JSON, by path, size and time: a commit file appears whole and
-# never changes, so each is read once a process, not at every look at the table (on a bucket, each read is
-# requests). A file changed since (a damaged copy put in its place) has another size or time and is read again.
-READ_WHOLE = set()
+# The commit files this process has read, parsed, by path, size and time: a commit file appears whole and never
+# changes, so each is read once a process, however many looks at the table ask for it (on a bucket, each read
+# is two requests). A file changed since (a damaged copy put in its place) has another size or time and is read
+# again. The newest READ_KEPT are kept.
+READ, READ_KEPT = OrderedDict(), 1024
+
+
+def commit_actions(path) -> list:
+    """The actions of a commit file, each line's JSON, read once a process (READ); ValueError when a line is
+    not JSON. path: as a listing gave it, so that its size and time cost no request on a bucket."""
+    stat = path.stat()
+    seen = (str(path), stat.st_size, stat.st_mtime_ns)
+    if seen not in READ:
+        with path.open(encoding="utf-8") as lines:
+            READ[seen] = [json.loads(line) for line in lines if line.strip()]
+        while len(READ) > READ_KEPT:
+            READ.popitem(last=False)
+    READ.move_to_end(seen)
+    return READ[seen]
 
 
 def newest_commit(log) -> int:
@@ -27,6 +44,11 @@ def newest_commit(log) -> int:
 
 def delta_log_problem(log) -> str:
     """Why the Delta log cannot be read, or '': no commit at all, or a commit Delta would read is not JSON."""
+    return log_look(log)[0]
+
+
+def log_look(log) -> tuple:
+    """(delta_log_problem's answer, the newest commit's version or -1) from one listing of the log."""
     try:
         entries = list(log.iterdir())  # one listing for the commits and the checkpoints
     except (FileNotFoundError, NotADirectoryError):
@@ -34,27 +56,24 @@ def delta_log_problem(log) -> str:
     commits = sorted(path for path in entries if COMMIT.fullmatch(path.name))
     if not commits:
         return (f"no commits in {shown(log)}; restore it from a backup, or delete the folder "
-                f"if its first load was interrupted")
+                f"if its first load was interrupted"), -1
     checkpoints = [int(path.name[:20]) for path in entries if fnmatchcase(path.name, "[0-9]*.checkpoint*.parquet")]
     newest_checkpoint = max(checkpoints, default=-1)
     for path in commits:
         if int(path.name[:20]) > newest_checkpoint:
             problem = commit_problem(path)
             if problem:
-                return f"commit {shown(path)} {problem} (damaged); restore it from a backup"
-    return ""
+                return f"commit {shown(path)} {problem} (damaged); restore it from a backup", -1
+    return "", int(commits[-1].name[:20])
 
 
 def commit_problem(path) -> str:
-    """not_json_line of a commit file, read only when this process has not yet read it whole (READ_WHOLE)."""
-    stat = path.stat()
-    seen = (str(path), stat.st_size, stat.st_mtime_ns)
-    if seen in READ_WHOLE:
-        return ""
-    problem = not_json_line(path)
-    if not problem:
-        READ_WHOLE.add(seen)
-    return problem
+    """not_json_line of a commit file, '' when it parses (read once a process: commit_actions)."""
+    try:
+        commit_actions(path)
+    except ValueError:
+        return not_json_line(path)
+    return ""
 
 
 def not_json_line(path) -> str:

@@ -7,7 +7,7 @@ import os
 
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.storage.project_paths import shown, table_path
-from shoptoolkit.table.delta_log_check import delta_log_problem, newest_commit
+from shoptoolkit.table.delta_log_check import log_look, newest_commit
 from shoptoolkit.table.first_load import CreatingWriter, being_created
 from shoptoolkit.table_schema import PARTITION_COLUMN, TABLE
 
@@ -24,14 +24,23 @@ def table_exists(spark) -> bool:
 
     A folder there without a readable Delta log is an error, never a place to start a new table:
     a deleted or damaged _delta_log would otherwise be papered over by a table holding one day."""
-    if not table_path().exists():
-        return False
-    problem = delta_log_problem(table_path() / "_delta_log")
-    if problem and being_created():
-        return False  # no commit yet: another first load is writing it (first_load.py)
-    if problem:
-        raise ToolkitError(f"table {shown(table_path())} cannot be read: {problem}")
-    return True
+    return exists_with(log_look(table_path() / "_delta_log")[0])
+
+
+def exists_with(problem: str) -> bool:
+    """table_exists, given what the log's one listing found: a log that reads is a table (the folder is
+    looked at only when it does not: on a bucket each look is requests)."""
+    if not problem:
+        return True
+    if not table_path().exists() or being_created():
+        return False  # no table, or no commit yet: another first load is writing it (first_load.py)
+    raise ToolkitError(f"table {shown(table_path())} cannot be read: {problem}")
+
+
+def checked_version(spark) -> int:
+    """table_exists and table_version from one listing of the log: the newest version, -1 with no table."""
+    problem, newest = log_look(table_path() / "_delta_log")
+    return newest if exists_with(problem) else -1
 
 
 def orders_table(spark):
@@ -41,6 +50,13 @@ def orders_table(spark):
         raise ToolkitError(f"no Delta table at {shown(table_path())}: load a day first "
                            f"(python load_day.py RUN_DATE or python backfill.py FIRST LAST)")
     return table
+
+
+def table_after_write(spark):
+    """orders_table's frame right after this process committed to the table: the log it has just written
+    is not looked at again (on a bucket, a listing), only the view made again in the table's layout now."""
+    register_table(spark, refresh=True)
+    return spark.table(TABLE)
 
 
 def existing_table(spark):

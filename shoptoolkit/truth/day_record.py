@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from shoptoolkit.dates import as_date
 from shoptoolkit.storage.project_paths import day_file, table_path
-from shoptoolkit.table.delta_log_check import COMMIT
+from shoptoolkit.table.delta_log_check import COMMIT, commit_actions
 from shoptoolkit.table.load_lineage import commit_loads, restored_by
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.in_python import fingerprint
@@ -45,9 +45,9 @@ def recorded_checks(days, shas: dict = None, commits=None) -> dict:
     open_days = {as_date(day): shas[day] if day in shas else file_sha256(day) for day in days}
     open_days = {day: sha for day, sha in open_days.items() if sha}
     proven, removed = {}, set()
+    if not open_days:
+        return proven
     for _, actions in (newest_commits(table_path() / "_delta_log") if commits is None else commits):
-        if not open_days:
-            break
         spans = [(action["add"], day_span(action["add"])) for action in actions if "add" in action]
         loads, kind, restored = commit_lineage(actions)
         for day in list(open_days):
@@ -57,20 +57,21 @@ def recorded_checks(days, shas: dict = None, commits=None) -> dict:
             elif restored(day) or any(takes_in(span, day) for _, span in spans):
                 del open_days[day]
         removed |= {action["remove"]["path"] for action in actions if "remove" in action}
+        if not open_days:  # before the walk reads one more commit
+            break
     return proven
 
 
 def newest_commits(log):
     """(version, actions) of each commit, newest first, while the log holds them without a gap and they read
     as JSON (a damaged log is left to Spark's read, which refuses it in one line: delta_log_check.py)."""
-    versions = sorted((int(path.name[:20]) for path in log.glob("*.json") if COMMIT.fullmatch(path.name)),
-                      reverse=True)
+    listed = {int(path.name[:20]): path for path in log.glob("*.json") if COMMIT.fullmatch(path.name)}
+    versions = sorted(listed, reverse=True)
     for place, version in enumerate(versions):
         if version != versions[0] - place:
             return
         try:  # a commit gone since the listing (an expired log) is an OSError too
-            with (log / f"{version:020d}.json").open(encoding="utf-8") as lines:
-                actions = [json.loads(line) for line in lines if line.strip()]
+            actions = commit_actions(listed[version])  # read once a process (delta_log_check.py)
         except (OSError, ValueError):
             return
         yield version, actions

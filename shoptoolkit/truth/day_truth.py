@@ -111,6 +111,10 @@ class DayTruth:
                 self.taken[day] = facts
         return self.taken
 
+    def size(self) -> int:
+        """The days' files' bytes together, from their one read."""
+        return sum(facts.size for facts in self.files().values() if facts)
+
     def proven(self) -> dict:
         """{day: (True, line)} of the days their load's record proves (none with deep): no data file read."""
         if self.answered is None:

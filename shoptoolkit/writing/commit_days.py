@@ -26,7 +26,7 @@ from shoptoolkit.storage.project_paths import day_file, shown, table_path
 from shoptoolkit.table.delta_table import TABLE, new_table_layout, orders_table
 from shoptoolkit.table.load_lineage import lineage_entry
 from shoptoolkit.table_schema import PARTITION_COLUMN
-from shoptoolkit.till.day_frames import packed_days, read_days
+from shoptoolkit.till.day_frames import packed_days
 from shoptoolkit.till.in_python import file_facts, read_day_file
 from shoptoolkit.till.in_spark import big_enough, checked_in_spark, spark_check_bytes
 from shoptoolkit.truth.day_truth import DayTruth

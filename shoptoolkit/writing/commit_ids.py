@@ -7,7 +7,7 @@ ids in the files of two of the commit's days, and which days a run one after ano
 passed: [(run date, day, DayFile)]. A file checked in Python brings its ids; one checked in Spark does
 not, and its ids are joined in Spark, so no set of every id comes to Python.
 """
-from shoptoolkit.table.delta_table import IDS_IN_QUERY, orders_table, table_exists
+from shoptoolkit.table.delta_table import IDS_IN_QUERY, existing_table
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.day_frames import read_days
 from shoptoolkit.till.in_spark import line_of
@@ -61,10 +61,11 @@ def stored_elsewhere(spark, passed, table=None) -> dict:
     As in load_day, the filter on the lowest and highest id lets Delta skip every stored file whose
     ids cannot overlap; up to IDS_IN_QUERY ids are named in the query, more are joined with the files."""
     count, lowest, highest = id_range(passed)
-    if not count or (table is None and not table_exists(spark)):
+    table = existing_table(spark) if table is None and count else table
+    if table is None or not count:
         return {}
     from pyspark.sql import functions as F
-    stored = ((orders_table(spark) if table is None else table).where(F.col("order_id").between(lowest, highest))
+    stored = (table.where(F.col("order_id").between(lowest, highest))
               .select("order_id", F.col(PARTITION_COLUMN).alias("stored_on")))
     if few_ids(passed):
         stored = stored.where(F.col("order_id").isin([i for _, _, found in passed for i in found.order_ids]))

@@ -17,7 +17,7 @@ run fails with the line a run after the other would print, and says so. A write 
 pays one listing of the log for this.
 """
 from shoptoolkit.storage.project_paths import table_path
-from shoptoolkit.table.delta_table import history_frame, table_at_version, table_exists, table_version
+from shoptoolkit.table.delta_table import checked_version, history_frame, table_at_version, table_version
 from shoptoolkit.table.load_lineage import restore_note
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.writing.retry import print_now, retrying
@@ -27,7 +27,7 @@ TAKEN_BACK = "undo of version {version}: an order id of its file was stored on a
 
 def version_checked(spark) -> int:
     """The table's newest version before an id check (-1: no table yet): the check sees it or a later one."""
-    return table_version(spark) if table_exists(spark) else -1
+    return checked_version(spark)
 
 
 def overtaken_commit(spark, checked_at: int, metadata: str):

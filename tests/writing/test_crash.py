@@ -117,7 +117,7 @@ def test_killed_backfill_leaves_whole_days_and_a_rerun_converges(spark, days, tm
     monkeypatch.chdir(reference)
     write_variant(base_files, FINAL)
     run = Backfill(reference)
-    total = run.finish()
+    run.finish()
     first = run.lines[0][0]
     quickest = min(b[0] - a[0] for a, b in zip(run.lines, run.lines[1:RUNS]))  # the time of one run
     expected = content_sha256(spark)
