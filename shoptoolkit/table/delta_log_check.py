@@ -8,6 +8,7 @@ and the newest commit's version, from the log's file names.
 """
 import json
 import re
+import threading
 from collections import OrderedDict
 from fnmatch import fnmatchcase
 
@@ -18,7 +19,7 @@ COMMIT = re.compile(r"\d{20}\.json")  # a commit's file; a writer's temporary fi
 # changes, so each is read once a process, however many looks at the table ask for it (on a bucket, each read
 # is two requests). A file changed since (a damaged copy put in its place) has another size or time and is read
 # again. The newest READ_KEPT are kept.
-READ, READ_KEPT = OrderedDict(), 1024
+READ, READ_KEPT, READING = OrderedDict(), 1024, threading.Lock()
 
 
 def commit_actions(path) -> list:
@@ -26,13 +27,17 @@ def commit_actions(path) -> list:
     not JSON. path: as a listing gave it, so that its size and time cost no request on a bucket."""
     stat = path.stat()
     seen = (str(path), stat.st_size, stat.st_mtime_ns)
-    if seen not in READ:
+    with READING:
+        actions = READ.get(seen)
+    if actions is None:
         with path.open(encoding="utf-8") as lines:
-            READ[seen] = [json.loads(line) for line in lines if line.strip()]
+            actions = [json.loads(line) for line in lines if line.strip()]
+    with READING:  # runs at once in one session share the cache
+        READ[seen] = actions
+        READ.move_to_end(seen)
         while len(READ) > READ_KEPT:
             READ.popitem(last=False)
-    READ.move_to_end(seen)
-    return READ[seen]
+    return actions
 
 
 def newest_commit(log) -> int:
