@@ -50,12 +50,15 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 	touch $@
 
 # pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first); moto's S3
-# server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket.
+# server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket; fake-gcs-server,
+# a local Google Cloud Storage server, built from source with Go (`go` on PATH, or /usr/local/go/bin/go) once
+# into .venv/share/shop-toolkit/ (about 95 s and 48 MiB; tests/support/local_gcs.py), for the tests on gs://.
 test-setup: $(VENV)/.test-installed
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 	$(INSTALL) -r requirements/test.txt
 	$(PY) -m shoptoolkit.storage.s3_connector
+	$(PY) tests/support/local_gcs.py --build
 	touch $@
 
 # Includes the Airflow tests (pytest -m "not airflow" leaves them out), the Databricks bundle's and
