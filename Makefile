@@ -50,7 +50,8 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 	touch $@
 
 # pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first); moto's S3
-# server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket; fake-gcs-server,
+# server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket; Google's Cloud
+# Storage connector (shoptoolkit/storage/gcs_connector.py, one JAR, 38.6 MiB) and fake-gcs-server,
 # a local Google Cloud Storage server, built from source with Go (`go` on PATH, or /usr/local/go/bin/go) once
 # into .venv/share/shop-toolkit/ (about 95 s and 48 MiB; tests/support/local_gcs.py), for the tests on gs://.
 test-setup: $(VENV)/.test-installed
@@ -58,6 +59,7 @@ test-setup: $(VENV)/.test-installed
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 	$(INSTALL) -r requirements/test.txt
 	$(PY) -m shoptoolkit.storage.s3_connector
+	$(PY) -m shoptoolkit.storage.gcs_connector
 	$(PY) tests/support/local_gcs.py --build
 	touch $@
 

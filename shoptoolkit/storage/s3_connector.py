@@ -72,17 +72,18 @@ def connector_jars(fetch: bool = True) -> list:
     return [str(jar) for jar in jars]
 
 
-def fetched(url: str, jar: Path) -> None:
-    """Download url to jar, whole or not at all, after its bytes match Maven's SHA-1."""
+def fetched(url: str, jar: Path, what: str = "the S3 connector") -> None:
+    """Download url to jar, whole or not at all, after its bytes match Maven's SHA-1 (what: the words for
+    the connector in an error)."""
     try:
         with urllib.request.urlopen(url, timeout=60) as answer:
             body = answer.read()
         with urllib.request.urlopen(url + ".sha1", timeout=60) as answer:
             expected = answer.read().decode().split()[0]
     except OSError as error:
-        raise SystemExit(f"cannot fetch the S3 connector from Maven Central ({url}): {error}")
+        raise SystemExit(f"cannot fetch {what} from Maven Central ({url}): {error}")
     if hashlib.sha1(body).hexdigest() != expected:
-        raise SystemExit(f"the S3 connector's {url} does not match its SHA-1 on Maven Central")
+        raise SystemExit(f"{what}'s {url} does not match its SHA-1 on Maven Central")
     partial = jar.with_suffix(".partial")
     partial.write_bytes(body)
     os.replace(partial, jar)

@@ -274,16 +274,19 @@ def test_a_local_root_loads_no_pyarrow(tmp_path):
     assert (tmp_path / "landing" / "orders" / "2026-09-15.csv").stat().st_size == 144
 
 
-def test_a_store_the_toolkit_cannot_probe_refuses_writers_at_once_in_one_line():
+def test_a_store_the_toolkit_cannot_probe_refuses_writers_at_once_in_one_line(monkeypatch):
     """A store with no check that it refuses a second commit of one version (storage/parts.py) is not
-    passed silently: parallel.py and backfill.py --parallel say so before anything is written."""
+    passed silently: parallel.py and backfill.py --parallel say so before anything is written. Both stores
+    the toolkit takes have a probe now; a store entered without one stands for the next."""
     from shoptoolkit.storage.commit_safety import refuse_writers_on
-    from shoptoolkit.storage.parts import store_parts
+    from shoptoolkit.storage.parts import STORES, StoreParts, store_parts
+    monkeypatch.setitem(STORES, "next", StoreParts("next", "the next store"))
     with pytest.raises(ToolkitError) as refused:
-        refuse_writers_on("gs://shop/course/lake/orders_daily", spark=None)  # never asked: the store has no probe
-    assert str(refused.value) == ("gs://shop: writers at once are not supported on Google Cloud Storage yet (no "
+        refuse_writers_on("next://shop/course/lake/orders_daily", spark=None)  # never asked: the store has no probe
+    assert str(refused.value) == ("next://shop: writers at once are not supported on the next store yet (no "
                                   "check that it refuses a second commit of one version): run one writer at a time there")
-    assert store_parts(ROOT) is None and store_parts("s3a://shop/course").refuses_second_put is not None
+    assert store_parts(ROOT) is None
+    assert [scheme for scheme, parts in STORES.items() if parts.refuses_second_put is None] == ["abfss", "next"]
 
 
 ABFSS = "abfss://shop@account.dfs.core.windows.net/course"
