@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 # requirements/uv.txt's uv, installed into .venv with pip, installs everything else there.
 INSTALL := $(VENV)/bin/uv pip install -q --python $(PY)
 
-.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 pipeline test soak soak-s3 mutants bench bench-parallel bench-dag
+.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 run-gcs pipeline test soak soak-s3 mutants bench bench-parallel bench-dag
 setup: $(VENV)/.installed
 
 # requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -27,6 +27,11 @@ run: setup
 # same lines and calendar as make run (docs/object_storage.md). moto comes with the tests' packages.
 run-s3: test-setup
 	$(PY) tests/support/local_s3.py
+
+# The same September on a bucket of a local Google Cloud Storage server (fake-gcs-server, built by test-setup,
+# on 127.0.0.1), stopped at the end: the same lines and calendar as make run (docs/object_storage.md).
+run-gcs: test-setup
+	$(PY) tests/support/local_gcs.py
 
 # The same month as a Spark Declarative Pipeline (docs/pipelines.md): an incremental run, then its check.
 pipeline: setup
