@@ -16,7 +16,6 @@ spark.hadoop.fs.gs.* setting (spark-defaults.conf) passes through. Delta's commi
 Delta's own GCSLogStore: each commit is a create that GCS refuses when the object exists (a generation
 precondition, ifGenerationMatch=0), so one writer of a version wins.
 """
-import argparse
 import os
 import sys
 import uuid
@@ -25,7 +24,7 @@ from urllib.parse import urlparse
 
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.places import SHARE
-from shoptoolkit.storage.s3_connector import MAVEN, fetched
+from shoptoolkit.storage.s3_connector import MAVEN, fetch_command, fetched
 
 VERSION = "4.0.4"
 JAR = f"gcs-connector-{VERSION}-shaded.jar"
@@ -105,16 +104,8 @@ def causes(throwable) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--status", action="store_true", help="say where the connector is, fetch nothing")
-    args = parser.parse_args(argv)
-    jars = connector_jars(fetch=not args.status)
-    if not jars:
-        print("no Google Cloud Storage connector yet: python -m shoptoolkit.storage.gcs_connector")
-        return 0
-    size = sum(Path(jar).stat().st_size for jar in jars)
-    print(f"Google Cloud Storage connector: {len(jars)} JAR, {size / 2**20:.1f} MiB in {connector_dir()}")
-    return 0
+    return fetch_command(argv, __doc__, connector_jars, connector_dir(), "Google Cloud Storage connector",
+                         "shoptoolkit.storage.gcs_connector")
 
 
 if __name__ == "__main__" and "__file__" in globals():

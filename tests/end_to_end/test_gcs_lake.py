@@ -13,7 +13,8 @@ import sys
 import pytest
 
 from conftest import ROOT
-from local_gcs import BUCKET, LocalGcs, Unconditional
+from local_gcs import BUCKET, LocalGcs
+from relay import Proxy
 
 pytestmark = pytest.mark.timeout(1200)  # September's backfill as a process on the bucket
 
@@ -53,7 +54,7 @@ def test_writers_at_once_go_ahead_where_a_second_create_is_refused_and_not_where
     assert run(on_bucket, tmp_path, "make_days.py")[0] == 0
     code, lines, err = run(on_bucket, tmp_path, "backfill.py", "2026-09-02", "2026-09-03", "--parallel", "2")
     assert (code, err) == (0, "") and lines[-1] == "ran 2 runs, 0 failed; orders_daily has 2 days, 9 orders", lines
-    with Unconditional(on_bucket["STORAGE_EMULATOR_HOST"]) as proxy:
+    with Proxy(on_bucket["STORAGE_EMULATOR_HOST"], query=("ifGenerationMatch",)) as proxy:
         env = {**on_bucket, "STORAGE_EMULATOR_HOST": proxy.url}
         refused = run(env, tmp_path, "parallel.py", "2026-09-04", "2026-09-05")
     assert proxy.dropped > 0

@@ -13,14 +13,11 @@ import urllib.request
 import pytest
 
 from conftest import SEP_15
-from failed_day import failed_day_line, main as failed_day_main
 from local_gcs import BUCKET, LocalGcs, free_port
-from make_days import main as make_days_main, make_days
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.storage.location import location
-from shoptoolkit.storage.project_paths import day_file, landing_dir, root_at
-
-SEP_20 = SEP_15.replace(day=20)
+from shoptoolkit.storage.project_paths import day_file
+from test_storage import FAILED_LINES, a_missing_bucket_is_one_line, failed_day_lines, make_days_writes_a_folder_s_bytes
 
 
 @pytest.fixture(scope="module")
@@ -49,48 +46,16 @@ def names(gcs_server, root: str, below: str = "") -> list:
     return sorted(item["name"][len(prefix):] for item in listed)
 
 
-def september(root) -> dict:
-    """make_days() below root: {file name: bytes} as read back."""
-    with root_at(root):
-        written, orders = make_days()
-        assert (len(written), orders) == (30, 130)
-        return {path.name: path.read_bytes() for path in landing_dir().iterdir()}
-
-
 def test_make_days_writes_the_same_bytes_to_a_bucket_as_to_a_folder(gcs, gcs_server, tmp_path, capsys):
-    local, remote = september(tmp_path / "local"), september(gcs)
-    assert remote == local and len(local) == 30
-    assert names(gcs_server, gcs, "landing/orders/") == sorted(local)
-    assert make_days_main(["--root", gcs]) == 0
-    assert capsys.readouterr().out == "wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders\n"
-    assert str(day_file(SEP_15)) == f"{gcs}/landing/orders/2026-09-15.csv"  # what Spark is given
+    make_days_writes_a_folder_s_bytes(gcs, lambda root, below: names(gcs_server, root, below), tmp_path, capsys)
 
 
 def test_failed_day_says_the_same_line_of_a_bucket_as_of_a_folder(gcs, tmp_path):
-    lines = {}
-    for root in (tmp_path / "local", gcs):
-        september(root)
-        with root_at(root):
-            day_file(SEP_20).unlink()
-            day_file(SEP_15).write_text("order_id,customer_id,amount,ordered_at\n7,C1,1.00,2026-09-15T25:00:00\n")
-            lines[str(root)] = [failed_day_line(run) for run in ("2026-09-16", "2026-09-20", "2026-09-21")]
-    local, remote = lines.values()
-    assert remote == local == [
-        "FAILED run 2026-09-16: day 2026-09-15 is not loaded and checked; bad file (landing/orders/2026-09-15.csv "
-        "line 2: ordered_at '2026-09-15T25:00:00' is not a timestamp like 2026-09-15T20:30:00)",
-        "FAILED run 2026-09-20: day 2026-09-19 is not loaded and checked; landing/orders/2026-09-19.csv reads fine "
-        "(5 orders): the table or Spark failed, see the load_day and check_day output",
-        "FAILED run 2026-09-21: day 2026-09-20 is not loaded and checked; no file landing/orders/2026-09-20.csv"]
+    assert failed_day_lines(gcs) == failed_day_lines(tmp_path / "local") == FAILED_LINES
 
 
 def test_a_missing_bucket_is_one_line_naming_the_root(gcs, monkeypatch, capsys):
-    monkeypatch.setenv("SHOP_ROOT", "gs://nobucket/course")
-    assert failed_day_main(["2026-09-21"]) == 1
-    assert capsys.readouterr().err == "error: cannot reach gs://nobucket/course: the bucket nobucket does not exist\n"
-    with pytest.raises(SystemExit) as usage:
-        make_days_main(["--root", "gs://nobucket/course"])
-    assert usage.value.code == 2 and capsys.readouterr().err.splitlines()[-1].endswith(
-        " error: argument --root: cannot reach gs://nobucket/course: the bucket nobucket does not exist")
+    a_missing_bucket_is_one_line("gs", monkeypatch, capsys)
 
 
 def test_a_server_that_does_not_answer_is_one_line_naming_it(gcs, monkeypatch):

@@ -6,15 +6,11 @@ fake-gcs-server, built from source with Go by `make test-setup`, on a free loopb
 
     with LocalGcs() as gcs:          # a test's server: its bucket made, stopped on the way out
         env = gcs.env("course")      # STORAGE_EMULATOR_HOST, SHOP_ROOT=gs://shop/course
-    with Unconditional(gcs.url) as proxy:   # the same server as one that ignores ifGenerationMatch
-        env["STORAGE_EMULATOR_HOST"] = proxy.url
 
 The binary and everything Go keeps for it (its modules, its build cache) stay below one folder beside the
 S3 connector's (SHARE); a test never builds or downloads it. The scripts find the server where Google's
 own clients look: STORAGE_EMULATOR_HOST.
 """
-import http.client
-import http.server
 import json
 import os
 import shutil
@@ -22,14 +18,13 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-import urllib.parse
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from local_s3 import course  # noqa: E402
 from shoptoolkit.places import SHARE  # noqa: E402
 
 VERSION = "v1.56.1"
@@ -37,7 +32,6 @@ HOME = SHARE / f"fake-gcs-server-{VERSION}"
 BINARY = HOME / "bin" / "fake-gcs-server"
 GO = shutil.which("go") or "/usr/local/go/bin/go"
 BUCKET = "shop"
-COURSE = (["make_days.py"], ["backfill.py", "2026-09-02", "2026-10-01"], ["check_month.py", "2026-09"])
 
 
 def build() -> str:
@@ -125,76 +119,6 @@ class LocalGcs:
         return {**env, "STORAGE_EMULATOR_HOST": self.url, "SHOP_ROOT": f"gs://{BUCKET}/{prefix}"}
 
 
-class Unconditional(http.server.ThreadingHTTPServer):
-    """A proxy on a loopback port in front of the GCS server that drops ifGenerationMatch from every
-    request: a store that ignores GCS's create-if-absent, as an older emulator or a careless proxy would.
-    dropped counts the requests it took the condition from."""
-
-    def __init__(self, upstream: str):
-        self.upstream, self.dropped = urllib.parse.urlparse(upstream), 0
-        super().__init__(("127.0.0.1", 0), Dropping)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.shutdown()
-        self.server_close()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-
-class Dropping(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def target(self) -> str:
-        """The request's path and query, without ifGenerationMatch."""
-        parts = urllib.parse.urlsplit(self.path)
-        query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-        kept = [(name, value) for name, value in query if name != "ifGenerationMatch"]
-        self.server.dropped += len(kept) < len(query)
-        return urllib.parse.urlunsplit(("", "", parts.path, urllib.parse.urlencode(kept), ""))
-
-    def body(self) -> bytes:
-        """The request's body, whole (a chunked one joined)."""
-        if self.headers.get("Transfer-Encoding", "").lower() != "chunked":
-            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        chunks = []
-        while size := int(self.rfile.readline().split(b";")[0], 16):
-            chunks.append(self.rfile.read(size))
-            self.rfile.readline()
-        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-            pass
-        return b"".join(chunks)
-
-    def forward(self):
-        target, body = self.target(), self.body()
-        upstream = http.client.HTTPConnection(self.server.upstream.hostname, self.server.upstream.port, timeout=60)
-        headers = {key: value for key, value in self.headers.items()
-                   if key.lower() not in ("transfer-encoding", "content-length", "connection")}
-        upstream.request(self.command, target, body=body, headers=headers)
-        answer = upstream.getresponse()
-        payload = answer.read()
-        self.send_response(answer.status)
-        for key, value in answer.getheaders():
-            if key.lower() not in ("transfer-encoding", "connection", "content-length"):
-                self.send_header(key, value)
-        self.send_header("Content-Length", answer.getheader("Content-Length") if self.command == "HEAD"
-                         else str(len(payload)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(payload)
-        upstream.close()
-
-    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = do_PATCH = forward
-
-
 def main(argv) -> int:
     if argv == ["--build"]:
         print(build())
@@ -202,12 +126,7 @@ def main(argv) -> int:
     with LocalGcs() as gcs:
         env = gcs.env("course")
         print(f"a local GCS server on {gcs.url}; SHOP_ROOT={env['SHOP_ROOT']}", flush=True)
-        for command in COURSE:
-            print(f"$ python {' '.join(command)}", flush=True)
-            code = subprocess.run([sys.executable, str(ROOT / command[0]), *command[1:]], env=env).returncode
-            if code:
-                return code
-    return 0
+        return course(env)
 
 
 if __name__ == "__main__":
