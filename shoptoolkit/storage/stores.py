@@ -38,11 +38,13 @@ ACCESS = re.compile(r"ACCESS_DENIED|INVALID_ACCESS_KEY_ID|SIGNATURE_DOES_NOT_MAT
                     r"UNAUTHENTICATED|OAuth2 access token|Forbidden")
 SILENCE = re.compile(r"NETWORK_CONNECTION|curlCode|connect to server|resolve host|UNAVAILABLE|timed out|"
                      r"Connection refused|Unable to execute HTTP request", re.I)
-# S3A's words, in a Java error's trace, for a store that refused who asked, has no such bucket, did not answer.
+# S3A's and the GCS connector's words, in a Java error's trace, for a store that refused who asked, has no
+# such bucket, did not answer (the GCS connector's upload to a server that went away mid-request: its Java
+# HTTP client's "Unexpected end of file from server").
 JAVA_TROUBLE = {"ACCESS_DENIED": re.compile(r"AccessDeniedException|403 Forbidden"),
                 "NO_SUCH_BUCKET": re.compile(r"NoSuchBucket"),
                 "UNAVAILABLE": re.compile(r"Connection refused|Unable to execute HTTP request|ConnectTimeoutException|"
-                                          r"UnknownHostException")}
+                                          r"UnknownHostException|Unexpected end of file from server")}
 STORE_URI = re.compile(r"\b(s3a|gs)://[^\s:,;'\"]+")
 NO_BUCKET = re.compile(r"NO_SUCH_BUCKET|bucket does not exist")
 # How long GCS retries a failing request: its client's default is many minutes, a hang before any line.

@@ -2,7 +2,8 @@
 print on a folder, with landing/ and lake/ in gs://shop/<test>/ on fake-gcs-server (make test-setup builds
 it) on a loopback port, found through STORAGE_EMULATOR_HOST. Spark reaches it through Google's connector
 (fetched on the first gs:// start) and commits through Delta's GCSLogStore; writers at once go ahead on a
-store that refuses a second create of one object and are refused on one that does not.
+store that refuses a second create of one object and are refused on one that does not; a load whose server
+stops mid-write says so in one line and its rerun, the server back on its folder, loads the day.
 
     pytest tests/end_to_end/test_gcs_lake.py
 """
@@ -13,6 +14,7 @@ import sys
 import pytest
 
 from conftest import ROOT
+from holding import release, wait_held
 from local_gcs import BUCKET, LocalGcs
 from relay import Proxy
 
@@ -62,3 +64,39 @@ def test_writers_at_once_go_ahead_where_a_second_create_is_refused_and_not_where
                              f"(ifGenerationMatch=0), so two writers at once could both commit one version of "
                              f"{on_bucket['SHOP_ROOT']}/lake/orders_daily, the second replacing the first: run one "
                              f"writer at a time there (no --parallel, no parallel.py)\n")
+
+
+def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day(tmp_path):
+    """The server goes away while a load's rows are held inside its write (tests/support/holding.py), then
+    comes back on its port with its folder: the load said so in one line and committed nothing; its rerun
+    loads the day. The connector's retries are cut short through spark-defaults.conf, as a user passes any
+    fs.gs.* setting."""
+    conf, hold, objects = tmp_path / "conf", tmp_path / "hold", tmp_path / "objects"
+    for folder in (conf, hold, objects):
+        folder.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.hadoop.fs.gs.http.max.retry 1\n")
+    with LocalGcs(folder=objects) as gcs:
+        env = {**gcs.env(tmp_path.name), "SPARK_CONF_DIR": str(conf)}
+        assert run(env, tmp_path, "make_days.py")[0] == 0
+        assert run(env, tmp_path, "load_day.py", "2026-09-02")[0] == 0
+        writer = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "holding.py"), str(hold), "load_day.py",
+                                   "2026-09-16"], cwd=tmp_path, env=env, text=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        try:
+            wait_held(hold, 1, lambda: [writer.communicate()] if writer.poll() is not None else [])
+        except BaseException:
+            writer.kill()
+            raise
+    try:  # the server has stopped, the write is still held: let it go on
+        release(hold)
+        out, err = writer.communicate(timeout=600)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+    assert (writer.returncode, out, err) == (1, "", f"error: cannot reach gs://{BUCKET}/{tmp_path.name}: no answer "
+                                                    f"from {gcs.url}/ (STORAGE_EMULATOR_HOST)\n")
+    with LocalGcs(gcs.port, folder=objects):  # started again, on what it held
+        code, month, _ = run(env, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+        assert (code, month[0]) == (1, "September 2026: 1 ok, 29 missing")  # nothing of the 15th landed
+        assert run(env, tmp_path, "load_day.py", "2026-09-16") == (
+            0, ["run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 7"], "")

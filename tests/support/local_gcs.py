@@ -6,6 +6,7 @@ fake-gcs-server, built from source with Go by `make test-setup`, on a free loopb
 
     with LocalGcs() as gcs:          # a test's server: its bucket made, stopped on the way out
         env = gcs.env("course")      # STORAGE_EMULATOR_HOST, SHOP_ROOT=gs://shop/course
+    LocalGcs(port, folder=objects)   # its objects in a folder: a server started again there has them
 
 The binary and everything Go keeps for it (its modules, its build cache) stay below one folder beside the
 S3 connector's (SHARE); a test never builds or downloads it. The scripts find the server where Google's
@@ -58,24 +59,27 @@ def free_port() -> int:
 
 
 class LocalGcs:
-    """fake-gcs-server on 127.0.0.1 and a free port (or the port given), in memory, with BUCKET made; in
-    a process group of its own, stopped by it. Its objects go with it."""
+    """fake-gcs-server on 127.0.0.1 and a free port (or the port given), with BUCKET made; in a process group
+    of its own, stopped by it. Its objects are in memory and go with it, or in folder, where a server
+    started again on them finds them."""
 
-    def __init__(self, port: int = 0):
-        self.port = port or free_port()
+    def __init__(self, port: int = 0, folder=None):
+        self.port, self.folder = port or free_port(), folder
         self.url = f"http://127.0.0.1:{self.port}"
 
     def __enter__(self):
         if not BINARY.exists():
             raise RuntimeError(f"no fake-gcs-server at {BINARY}: make test-setup builds it")
-        address = f"127.0.0.1:{self.port}"
+        backend = ["-backend", "filesystem", "-filesystem-root", str(self.folder)] if self.folder else [
+            "-backend", "memory"]
         self.process = subprocess.Popen(
-            [str(BINARY), "-scheme", "http", "-host", "127.0.0.1", "-port", str(self.port), "-backend", "memory",
-             "-public-host", address, "-log-level", "error"],
+            [str(BINARY), "-scheme", "http", "-host", "127.0.0.1", "-port", str(self.port), *backend,
+             "-public-host", f"127.0.0.1:{self.port}", "-log-level", "error"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             self.wait_up()
-            self.make_bucket(BUCKET)
+            if BUCKET not in self.buckets():
+                self.make_bucket(BUCKET)
         except BaseException:
             self.stop()
             raise
@@ -88,7 +92,7 @@ class LocalGcs:
         try:
             os.killpg(self.process.pid, signal.SIGTERM)  # its own group: start_new_session
         except ProcessLookupError:
-            return
+            pass  # it has ended
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -105,6 +109,10 @@ class LocalGcs:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"fake-gcs-server did not start on {self.url}") from None
                 time.sleep(0.1)
+
+    def buckets(self) -> list:
+        with urllib.request.urlopen(f"{self.url}/storage/v1/b", timeout=10) as answer:
+            return [bucket["name"] for bucket in json.load(answer).get("items", [])]
 
     def make_bucket(self, name: str) -> None:
         request = urllib.request.Request(f"{self.url}/storage/v1/b?project=shop", method="POST",
