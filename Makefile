@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 # requirements/uv.txt's uv, installed into .venv with pip, installs everything else there.
 INSTALL := $(VENV)/bin/uv pip install -q --python $(PY)
 
-.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 pipeline test soak soak-s3 mutants bench bench-parallel bench-dag
+.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 run-gcs pipeline test soak soak-s3 mutants bench bench-parallel bench-dag
 setup: $(VENV)/.installed
 
 # requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -27,6 +27,11 @@ run: setup
 # same lines and calendar as make run (docs/object_storage.md). moto comes with the tests' packages.
 run-s3: test-setup
 	$(PY) tests/support/local_s3.py
+
+# The same September on a bucket of a local Google Cloud Storage server (fake-gcs-server, built by test-setup,
+# on 127.0.0.1), stopped at the end: the same lines and calendar as make run (docs/object_storage.md).
+run-gcs: test-setup
+	$(PY) tests/support/local_gcs.py
 
 # The same month as a Spark Declarative Pipeline (docs/pipelines.md): an incremental run, then its check.
 pipeline: setup
@@ -50,12 +55,17 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 	touch $@
 
 # pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first); moto's S3
-# server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket.
+# server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket; Google's Cloud
+# Storage connector (shoptoolkit/storage/gcs_connector.py, one JAR, 38.6 MiB) and fake-gcs-server,
+# a local Google Cloud Storage server, built from source with Go (`go` on PATH, or /usr/local/go/bin/go) once
+# into .venv/share/shop-toolkit/ (about 95 s and 48 MiB; tests/support/local_gcs.py), for the tests on gs://.
 test-setup: $(VENV)/.test-installed
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 	$(INSTALL) -r requirements/test.txt
 	$(PY) -m shoptoolkit.storage.s3_connector
+	$(PY) -m shoptoolkit.storage.gcs_connector
+	$(PY) tests/support/local_gcs.py --build
 	touch $@
 
 # Includes the Airflow tests (pytest -m "not airflow" leaves them out), the Databricks bundle's and

@@ -43,7 +43,7 @@ def fresh_root(s3, folder: Path, where: str, name: str) -> tuple:
 
 def late(s3, folder: Path, milliseconds: int, tries: int) -> None:
     """Ten runs, a commit a run, on the folder and through a proxy that holds each request, alternating."""
-    from test_s3_lake import Forward, Proxy
+    from relay import Forward, Proxy
 
     class Late(Forward):
         def forward(self):

@@ -46,7 +46,7 @@ def counted(runs: int) -> tuple:
     backfill of runs runs on a new prefix, then of check_day.py of its last day (from the load's record)
     and check_month.py of September, each a process of its own."""
     from local_s3 import LocalS3
-    from test_s3_lake import Forward, Proxy
+    from relay import Forward, Proxy
 
     class Noted(Forward):
         def forward(self):

@@ -13,14 +13,11 @@ request); restore_day.py, history.py and upkeep.py print the folder's lines; a b
 Spark; a load whose server stops mid-write says so in one line and its rerun, the server back, loads the day;
 the warm server (Spark Connect) started on the bucket serves its clients' loads and checks.
 """
-import http.client
-import http.server
 import io
 import os
 import re
 import subprocess
 import sys
-import threading
 import urllib.parse
 from collections import Counter
 from contextlib import contextmanager, redirect_stdout
@@ -30,6 +27,7 @@ import pytest
 from conftest import LATE_ORDER, ROOT, SEP_15, root_at
 from holding import release, wait_held
 from local_s3 import BUCKET, LocalS3
+from relay import Proxy
 from script_server import ScriptServer
 
 pytestmark = pytest.mark.timeout(1200)  # September's backfill as a process on the bucket: 2 minutes in CI
@@ -182,80 +180,8 @@ def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path, se
                                                    lines[-1]), lines
 
 
-class Proxy(http.server.ThreadingHTTPServer):
-    """An HTTP proxy on a loopback port in front of the S3 server that notes each request's method and
-    target; with drop_if_none_match, it drops that header from every request: a store that ignores it,
-    as an older S3-compatible server or a proxy would."""
-
-    def __init__(self, upstream: str, drop_if_none_match: bool = False):
-        self.upstream, self.requests = urllib.parse.urlparse(upstream), []
-        self.dropped = ("if-none-match", "expect") if drop_if_none_match else ()
-        super().__init__(("127.0.0.1", 0), Forward)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.shutdown()
-        self.server_close()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-
-class Forward(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def body(self) -> bytes:
-        """The request's body as it came, chunked or not."""
-        if self.headers.get("Transfer-Encoding", "").lower() != "chunked":
-            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        raw = b""
-        while True:
-            size_line = self.rfile.readline()
-            raw += size_line
-            size = int(size_line.split(b";")[0], 16)
-            if size == 0:
-                break
-            raw += self.rfile.read(size + 2)
-        while True:  # trailers, then the blank line
-            line = self.rfile.readline()
-            raw += line
-            if line in (b"\r\n", b"\n", b""):
-                return raw
-
-    def forward(self):
-        self.server.requests.append((self.command, urllib.parse.unquote(self.path)))
-        body = self.body()
-        upstream = http.client.HTTPConnection(self.server.upstream.hostname, self.server.upstream.port, timeout=60)
-        upstream.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
-        for key, value in self.headers.items():
-            if key.lower() not in self.server.dropped:
-                upstream.putheader(key, value)
-        upstream.endheaders(body)
-        answer = upstream.getresponse()
-        payload = answer.read()
-        self.send_response(answer.status)
-        for key, value in answer.getheaders():
-            if key.lower() not in ("transfer-encoding", "connection", "content-length"):
-                self.send_header(key, value)
-        self.send_header("Content-Length", answer.getheader("Content-Length") if self.command == "HEAD"
-                         else str(len(payload)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(payload)
-        upstream.close()
-
-    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = forward
-
-
 def test_writers_at_once_are_refused_on_a_store_that_ignores_if_none_match(on_bucket, tmp_path):
-    with Proxy(on_bucket["AWS_ENDPOINT_URL"], drop_if_none_match=True) as proxy:
+    with Proxy(on_bucket["AWS_ENDPOINT_URL"], headers=("if-none-match", "expect")) as proxy:
         env = {**on_bucket, "AWS_ENDPOINT_URL": proxy.url}
         assert run(env, tmp_path, "make_days.py")[0] == 0
         code, lines, err = run(env, tmp_path, "parallel.py", "2026-09-02", "2026-09-03")
