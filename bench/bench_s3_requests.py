@@ -4,7 +4,7 @@ Python through pyarrow, or the JVM's S3A) and what for, counted by a proxy in fr
     python bench/bench_s3_requests.py            # 10 runs, a commit a run, about a minute; then the checks
     python bench/bench_s3_requests.py --runs 30
 
-The server is moto's on a loopback port (tests/support/local_s3.py) and the proxy is test_s3_lake.py's, which notes
+The server is moto's on a loopback port (tests/support/local_s3.py) and the proxy is tests/support/relay.py's, which notes
 each request; a request's User-Agent says whose it is. The proxy adds its own wait to each request, so the
 backfill's time here is not the bucket's (bench_s3.py measures that): the counts are the figure.
 """
