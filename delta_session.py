@@ -26,8 +26,8 @@ from shoptoolkit.table.delta_table import (TABLE, history_frame, named_table, ne
 # What the scripts and a notebook take from here: the session, the table's helpers (shoptoolkit/table/delta_table.py),
 # the project root and its day files (shoptoolkit/storage/project_paths.py), and the day functions' decorator.
 __all__ = ["delta_spark", "day_file", "project_root", "set_root", "queries_for", "small_day_queries", "TABLE",
-           "history_frame", "new_table_layout", "orders_table", "partition_columns", "partition_new_table", "register_table", "table_at_version",
-           "table_exists", "table_sql_name", "table_version"]
+           "history_frame", "new_table_layout", "orders_table", "partition_columns", "partition_new_table",
+           "register_table", "table_at_version", "table_exists", "table_sql_name", "table_version"]
 
 
 def delta_spark(app_name: str, commits=None, days=()):

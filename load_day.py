@@ -28,8 +28,10 @@ def ids_on_other_days(spark, found: DayFile, orders, day: dt.date, table=None) -
     range (min/max in its statistics) cannot overlap, so the check reads nothing for a shop whose
     ids grow day by day, however long the table is. A file checked in Spark is always joined: its ids
     never came to Python."""
-    table = existing_table(spark) if table is None and found.count else table
-    if table is None or not found.count:
+    if not found.count:
+        return []
+    table = existing_table(spark) if table is None else table
+    if table is None:
         return []
     from pyspark.sql import functions as F
     stored = (table.where(F.col("order_id").between(found.lowest, found.highest))

@@ -41,26 +41,34 @@ def what(method: str, target: str) -> str:
     return f"{method} {kind}"
 
 
+def noting(note):
+    """The proxy's request handler that calls note(whose, what) for each request before passing it on: whose
+    from its User-Agent (Hadoop's S3A in the JVM, or the toolkit's Python through pyarrow)."""
+    from relay import Forward
+
+    class Noted(Forward):
+        def forward(self):
+            agent = self.headers.get("User-Agent", "").lower()
+            note("JVM (S3A)" if "java" in agent or "hadoop" in agent else "Python (pyarrow)",
+                 what(self.command, urllib.parse.unquote(self.path)))
+            super().forward()
+        do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = forward
+    return Noted
+
+
 def counted(runs: int) -> tuple:
     """({(who, what): requests}, the backfill's closing line, {check: {(who, what): requests}}) of a
     backfill of runs runs on a new prefix, then of check_day.py of its last day (from the load's record)
     and check_month.py of September, each a process of its own."""
     from local_s3 import LocalS3
-    from relay import Forward, Proxy
-
-    class Noted(Forward):
-        def forward(self):
-            agent = self.headers.get("User-Agent", "").lower()
-            who = "JVM (S3A)" if "java" in agent or "hadoop" in agent else "Python (pyarrow)"
-            self.server.noted.append((who, what(self.command, urllib.parse.unquote(self.path))))
-            super().forward()
-        do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = forward
+    from relay import Proxy
 
     with LocalS3() as s3, tempfile.TemporaryDirectory() as folder:
         env = s3.env(f"requests-{time.time_ns()}")
         subprocess.run([sys.executable, str(ROOT / "make_days.py")], cwd=folder, env=env, check=True, capture_output=True)
         with Proxy(s3.url) as proxy:
-            proxy.RequestHandlerClass, proxy.noted = Noted, []
+            proxy.noted = []
+            proxy.RequestHandlerClass = noting(lambda who, kind: proxy.noted.append((who, kind)))
             last = f"2026-09-{1 + runs:02d}"
             done = subprocess.run([sys.executable, str(ROOT / "backfill.py"), "2026-09-02", last], cwd=folder,
                                   env={**env, "AWS_ENDPOINT_URL": proxy.url}, capture_output=True, text=True, check=True)

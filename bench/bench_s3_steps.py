@@ -16,7 +16,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,24 +48,16 @@ class Steps:
 
 
 def one_run(runs: int, depth: int) -> Steps:
-    from bench_s3_requests import what
+    from bench_s3_requests import noting
     from local_s3 import LocalS3
-    from relay import Forward, Proxy
+    from relay import Proxy
     steps = Steps(depth)
-
-    class Noted(Forward):
-        def forward(self):
-            agent = self.headers.get("User-Agent", "").lower()
-            who = "JVM" if "java" in agent or "hadoop" in agent else "Python"
-            steps.note("request", who, what(self.command, urllib.parse.unquote(self.path)))
-            super().forward()
-        do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = forward
 
     with LocalS3() as s3, tempfile.TemporaryDirectory() as folder:
         env = s3.env(f"steps-{time.time_ns()}")
         subprocess.run([sys.executable, str(ROOT / "make_days.py")], cwd=folder, env=env, check=True, capture_output=True)
         with Proxy(s3.url) as proxy:
-            proxy.RequestHandlerClass = Noted
+            proxy.RequestHandlerClass = noting(lambda who, kind: steps.note("request", who, kind))
             os.environ.update({**env, "AWS_ENDPOINT_URL": proxy.url})
             os.chdir(folder)
             from backfill import run_one
@@ -85,13 +76,13 @@ def one_run(runs: int, depth: int) -> Steps:
 
 def shown(steps: Steps) -> None:
     """The events, a repeated request once with its count."""
-    lines = [f"{'  ' * depth}{name}" if kind == "call" else f"{' ' * 14}{depth:6s} {name}"
+    lines = [f"{'  ' * depth}{name}" if kind == "call" else f"{' ' * 14}{depth:16s} {name}"
              for kind, depth, name in steps.events]
     for line, count in squeezed(lines):
         print(line + (f"  x{count}" if count > 1 else ""))
     asked = [event for event in steps.events if event[0] == "request"]
-    print(f"{len(asked)} requests: {sum(who == 'Python' for _, who, _ in asked)} the toolkit's Python, "
-          f"{sum(who == 'JVM' for _, who, _ in asked)} the JVM's")
+    print(f"{len(asked)} requests: {sum(who.startswith('Python') for _, who, _ in asked)} the toolkit's "
+          f"Python, {sum(who.startswith('JVM') for _, who, _ in asked)} the JVM's")
 
 
 def squeezed(lines):

@@ -23,7 +23,7 @@ from shoptoolkit.engine.expression_mode import small_day_queries
 from shoptoolkit.engine.spark_errors import one_line
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.storage.project_paths import day_file, shown, table_path
-from shoptoolkit.table.delta_table import TABLE, new_table_layout, orders_table
+from shoptoolkit.table.delta_table import TABLE, new_table_layout, table_after_write
 from shoptoolkit.table.load_lineage import lineage_entry
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.day_frames import packed_days
@@ -164,7 +164,7 @@ def run_lines(spark, loaded, what: str) -> dict:
         return {}
     truth = DayTruth([day for _, day, _ in loaded], checked={day: found for _, day, found in loaded})
     try:
-        table = orders_table(spark)
+        table = table_after_write(spark)  # the commit just landed: the log is not looked at again
         total, found = table.count(), {state.day: state for state in truth.states(spark, lineage=False, table=table)}
     except Exception as error:  # the commit landed; its check could not run
         return {run_date: (False, f"run {run_date} loaded {day}, its check failed: {one_line(error)} ({what})")

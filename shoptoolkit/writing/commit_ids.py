@@ -61,8 +61,10 @@ def stored_elsewhere(spark, passed, table=None) -> dict:
     As in load_day, the filter on the lowest and highest id lets Delta skip every stored file whose
     ids cannot overlap; up to IDS_IN_QUERY ids are named in the query, more are joined with the files."""
     count, lowest, highest = id_range(passed)
-    table = existing_table(spark) if table is None and count else table
-    if table is None or not count:
+    if not count:
+        return {}
+    table = existing_table(spark) if table is None else table
+    if table is None:
         return {}
     from pyspark.sql import functions as F
     stored = (table.where(F.col("order_id").between(lowest, highest))
