@@ -87,3 +87,15 @@ def test_the_server_refuses_a_second_create_of_one_object(gcs, gcs_server):
     assert upload(gcs_server, key, b"first") == 200
     assert upload(gcs_server, key, b"second") == 412
     assert location(f"gs://{BUCKET}/{key}").read_bytes() == b"first"
+
+
+def test_clean_deletes_the_table_s_objects_and_leaves_the_landing_files(gcs, gcs_server, capsys):
+    """make_days.py --clean on gs://: every object below lake/orders_daily/ goes (GCS keeps no prefix of its
+    own once they have, so nothing is left to delete after them)."""
+    from make_days import main as make_days_main
+    from test_storage import september, write_log
+    september(gcs)
+    write_log(gcs, {"_delta_log/00000000000000000000.json": "{}\n", "part-1.parquet": ""})
+    assert make_days_main(["--clean", "--root", gcs]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "deleted lake/orders_daily"
+    assert names(gcs_server, gcs) == [f"landing/orders/2026-09-{n:02d}.csv" for n in range(1, 31)]

@@ -1,17 +1,20 @@
-"""The course on an S3 bucket: the scripts, in processes with their own Spark, print what they print on a
-folder, with landing/ and lake/ in s3a://shop/<test>/ on a moto S3 server on a loopback port; Delta's
-commits there go through the toolkit's conditional-put log store, so two writers held inside their
-transactions and let go together both land, one after a lost conflict, as on a folder. The backfills,
-the held writers, the check through a proxy and the load whose server stops are each a process of its
-own; the scripts whose lines are all a test reads run one after another in one other process
-(tests/support/script_server.py), its Spark started once for the file.
+"""The course on a bucket, S3's and Google Cloud Storage's alike: the scripts print what they print on a
+folder, with landing/ and lake/ below s3a://shop/<test>/ on moto's S3 server or gs://shop/<test>/ on
+fake-gcs-server (make test-setup builds it), each on a loopback port. Delta's commits go through the
+toolkit's conditional-put log store on S3 and Delta's GCSLogStore on GCS, so two writers held inside their
+transactions and let go together both land, one after a lost conflict, as on a folder; a store that does
+not refuse a second create of a commit is refused for writers at once in one line.
 
-    pytest tests/end_to_end/test_s3_lake.py      # the S3 connector is fetched on the first s3a:// start
+    pytest tests/end_to_end/test_bucket_lake.py      # each store's connector is fetched on its first start
 
-Also: the check from the load's record reads the log and the day's file and no data file (a proxy notes every
-request); restore_day.py, history.py and upkeep.py print the folder's lines; a big day is checked inside
-Spark; a load whose server stops mid-write says so in one line and its rerun, the server back, loads the day;
-the warm server (Spark Connect) started on the bucket serves its clients' loads and checks.
+The held writers, the refused store's run and the load whose server stops are each a process of their
+own; the scripts whose lines are all a test reads run one after another in one other process a store
+(tests/support/script_server.py), its Spark started once. (`make run-s3` and `make run-gcs` run September
+as processes of their own: tests/course/test_make.py.) Also: the check from the load's record reads the log
+and the day's file and no data file (a proxy notes every request); restore_day.py, history.py and upkeep.py
+print the folder's lines; a big day is checked inside Spark; a load whose server stops mid-write says so in
+one line and its rerun, the server back, loads the day; on S3, the warm server (Spark Connect) started on
+the bucket serves its clients' loads and checks.
 """
 import io
 import os
@@ -21,16 +24,18 @@ import sys
 import urllib.parse
 from collections import Counter
 from contextlib import contextmanager, redirect_stdout
+from dataclasses import dataclass
 
 import pytest
 
 from conftest import LATE_ORDER, ROOT, SEP_15, root_at
 from holding import release, wait_held
+from local_gcs import LocalGcs
 from local_s3 import BUCKET, LocalS3
 from relay import Proxy
 from script_server import ScriptServer
 
-pytestmark = pytest.mark.timeout(1200)  # September's backfill as a process on the bucket: 2 minutes in CI
+pytestmark = pytest.mark.timeout(1200)
 
 SEPTEMBER = ("2026-09-02", "2026-10-01")
 TIME = re.compile(r" \(\d+\.\d+ s\)$")
@@ -38,22 +43,59 @@ CLOCK = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?")  # when a commit w
 MONTH_OK = "ok 2026-09: all 30 days match their files, 130 orders"
 
 
-@pytest.fixture(scope="module")
-def s3():
-    with LocalS3() as server:
-        yield server
+@dataclass(frozen=True)
+class Store:
+    """What differs between the two stores in these tests."""
+    scheme: str
+    server: type
+    endpoint: str  # the variable the scripts find the server in
+    unsafe: dict  # the proxy's settings that take the create-if-absent condition off every request
+    unsafe_words: str  # how the refusal names what the store does not do
+    few_retries: str  # spark-defaults.conf's lines that cut the connector's retries short
+
+    def started_again(self, port: int, folder):
+        """The server on port again, with what it held (moto keeps it in this process, fake-gcs-server in folder)."""
+        return LocalS3(port) if self.server is LocalS3 else LocalGcs(port, folder=folder)
+
+    def keys(self, target: str) -> list:
+        """The object keys a request names, as /BUCKET/KEY: its path's (GCS's JSON API: /b/BUCKET/o/NAME) and a
+        listing's prefix or an upload's name."""
+        path, _, query = target.partition("?")
+        path = re.sub(r"^(/download|/upload)?/storage/v1/b/([^/]+)/o/?", r"/\2/", path)
+        named = urllib.parse.parse_qs(query)
+        return [path] + [f"/{BUCKET}/{value}" for key in ("prefix", "name") for value in named.get(key, [])]
+
+    def reads(self, method: str, target: str) -> bool:
+        """Whether a request reads an object's bytes (GCS's metadata is a GET of its own, without alt=media)."""
+        return method == "GET" and (self.server is LocalS3 or "alt=media" in target)
+
+
+STORES = {
+    "s3": Store("s3a", LocalS3, "AWS_ENDPOINT_URL", {"headers": ("if-none-match", "expect")},
+                "does not refuse a second put of one key (If-None-Match)",
+                "spark.hadoop.fs.s3a.retry.limit 1\nspark.hadoop.fs.s3a.attempts.maximum 1\n"),
+    "gcs": Store("gs", LocalGcs, "STORAGE_EMULATOR_HOST", {"query": ("ifGenerationMatch",)},
+                 "does not refuse a second create of one object (ifGenerationMatch=0)",
+                 "spark.hadoop.fs.gs.http.max.retry 1\n"),
+}
+
+
+@pytest.fixture(scope="module", params=list(STORES))
+def store(request):
+    with STORES[request.param].server() as server:
+        yield STORES[request.param], server
 
 
 @pytest.fixture(scope="module")
-def served(s3):
-    with ScriptServer(s3.env("served")) as server:
+def served(store):
+    with ScriptServer(store[1].env("served")) as server:
         yield server
 
 
 @pytest.fixture
-def on_bucket(s3, tmp_path):
-    """The environment of a script run on s3a://shop/<this test's folder name>/, as a user sets it."""
-    return s3.env(tmp_path.name)
+def on_bucket(store, tmp_path):
+    """The environment of a script run below the bucket's prefix <this test's folder name>, as a user sets it."""
+    return store[1].env(tmp_path.name)
 
 
 def run(env, cwd, *args) -> tuple:
@@ -68,40 +110,41 @@ def serve(served, env, cwd, *args) -> tuple:
     return code, [TIME.sub("", line) for line in lines], err
 
 
-def test_september_on_a_bucket_prints_what_a_folder_prints(on_bucket, tmp_path, september, september_template,
+def test_september_on_a_bucket_prints_what_a_folder_prints(store, on_bucket, tmp_path, september, september_template,
                                                           spark, served):
     from check_day import check_day
     from conftest import append_line
     from load_day import load_day
     from shoptoolkit.storage.project_paths import day_file
-    assert run(on_bucket, tmp_path, "make_days.py") == (
+    kind, _ = store
+    assert serve(served, on_bucket, tmp_path, "make_days.py") == (
         0, ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"], "")
     on_folder = [TIME.sub("", line) for line in (september_template / "backfill.out").read_text().splitlines()]
-    assert run(on_bucket, tmp_path, "backfill.py", *SEPTEMBER) == (0, on_folder, "")
+    assert serve(served, on_bucket, tmp_path, "backfill.py", *SEPTEMBER) == (0, on_folder, "")
     code, month, err = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
     assert (code, month[0], month[-1], err) == (0, "September 2026: 30 ok", MONTH_OK, "")
 
     append_line(SEP_15, LATE_ORDER)  # the same late order on the folder (september's copy) and on the bucket
     changed = check_day(spark, "2026-09-16")
-    with environment(on_bucket), root_at(on_bucket["SHOP_ROOT"]):
+    with environment(on_bucket, kind), root_at(on_bucket["SHOP_ROOT"]):
         late = day_file(SEP_15)  # an object: no append, the whole file written again, as a till would
         late.write_text(late.read_text() + LATE_ORDER + "\n")
     assert serve(served, on_bucket, tmp_path, "check_day.py", "2026-09-16")[:2] == (1, [changed[1]])
     assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
         0, ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"], "")
-    with Proxy(on_bucket["AWS_ENDPOINT_URL"]) as proxy:  # the check from the load's record, every request seen
-        assert run({**on_bucket, "AWS_ENDPOINT_URL": proxy.url}, tmp_path, "check_day.py", "2026-09-16") == (
+    with Proxy(on_bucket[kind.endpoint]) as proxy:  # the check from the load's record, every request seen
+        assert run({**on_bucket, kind.endpoint: proxy.url}, tmp_path, "check_day.py", "2026-09-16") == (
             0, ["ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing"], "")
-    table = f"/{BUCKET}/{tmp_path.name}/lake/orders_daily/"
-    assert any("/_delta_log/" in target for _, target in proxy.requests), proxy.requests
-    assert any(target.startswith(f"/{BUCKET}/{tmp_path.name}/landing/orders/{SEP_15}.csv")
-               for _, target in proxy.requests), proxy.requests
-    assert [(method, target) for method, target in proxy.requests if outside_the_log(target, table)] == []
-    day_key, gets = f"/{BUCKET}/{tmp_path.name}/landing/orders/{SEP_15}.csv", Counter()
-    for method, target in proxy.requests:
-        gets.update([target.split("?")[0]] if method == "GET" else [])
-    assert gets[day_key] == 1  # the route reads the day's file once, and each commit of the log once
-    assert [key for key, count in gets.items() if "/_delta_log/" in key and key.endswith(".json") and count > 1] == []
+    table, day_key = f"/{BUCKET}/{tmp_path.name}/lake/orders_daily/", f"/{BUCKET}/{tmp_path.name}/landing/orders/{SEP_15}.csv"
+    keyed = [(method, target, kind.keys(target)) for method, target in proxy.requests]
+    assert any("/_delta_log/" in key for _, _, keys in keyed for key in keys), proxy.requests
+    assert any(day_key in keys for _, _, keys in keyed), proxy.requests
+    outside = [target for _, target, keys in keyed
+               if any(key.startswith(table.rstrip("/")) and not key.startswith(table + "_delta_log/") for key in keys)]
+    assert outside == []  # no data file, no listing of the table's folder
+    reads = Counter(keys[0] for method, target, keys in keyed if kind.reads(method, target))
+    assert reads[day_key] == 1  # the route reads the day's file once, and each commit of the log once
+    assert [key for key, count in reads.items() if "/_delta_log/" in key and key.endswith(".json") and count > 1] == []
 
     # The rest of the course on both, the folder's in this session: a restore, the history, upkeep's VACUUM.
     load_day(spark, "2026-09-16")  # the folder's table at version 30 too
@@ -127,18 +170,10 @@ def masked(result: tuple) -> tuple:
     return code, [CLOCK.sub("HH:MM", TIME.sub("", line)) for line in lines], err
 
 
-def outside_the_log(target: str, table: str) -> bool:
-    """A request for an object of the table, or a listing of its keys, that is not in _delta_log/."""
-    path, _, query = target.partition("?")
-    listed = urllib.parse.parse_qs(query).get("prefix", [""])[0]
-    keys = [path] + ([f"/{BUCKET}/{listed}"] if listed else [])
-    return any(key.startswith(table.rstrip("/")) and not key.startswith(table + "_delta_log/") for key in keys)
-
-
 @contextmanager
-def environment(env):
-    """This process's AWS_ settings as env has them, for a while."""
-    kept = {key: os.environ.get(key) for key in env if key.startswith("AWS_")}
+def environment(env, kind: Store):
+    """This process's settings of the store's server and credentials as env has them, for a while."""
+    kept = {key: os.environ.get(key) for key in env if key.startswith("AWS_") or key == kind.endpoint}
     os.environ.update({key: env[key] for key in kept})
     try:
         yield
@@ -151,7 +186,7 @@ def environment(env):
 
 
 def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path, served):
-    assert run(on_bucket, tmp_path, "make_days.py")[0] == 0
+    assert serve(served, on_bucket, tmp_path, "make_days.py")[0] == 0
     assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-02")[0] == 0  # the table exists
     hold = tmp_path / "hold"
     hold.mkdir()
@@ -174,35 +209,37 @@ def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path, se
                         r"attempt 2 of 8 in \d+\.\d s", lines[1][0]), lines
     code, month, _ = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
     assert month[0] == "September 2026: 3 ok, 27 missing"
-    # This store refuses a second put of a key, so runs at once go ahead (the probe: commit_safety.py).
+    # This store refuses a second create of a commit, so runs at once go ahead (the probe: commit_safety.py).
     code, lines, err = run(on_bucket, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2")
     assert (code, err) == (0, "") and re.fullmatch(r"ran 2 runs, 0 failed; orders_daily has 5 days, 19 orders",
                                                    lines[-1]), lines
 
 
-def test_writers_at_once_are_refused_on_a_store_that_ignores_if_none_match(on_bucket, tmp_path):
-    with Proxy(on_bucket["AWS_ENDPOINT_URL"], headers=("if-none-match", "expect")) as proxy:
-        env = {**on_bucket, "AWS_ENDPOINT_URL": proxy.url}
+def test_writers_at_once_are_refused_on_a_store_that_does_not_refuse_a_second_create(store, on_bucket, tmp_path):
+    kind, _ = store
+    with Proxy(on_bucket[kind.endpoint], **kind.unsafe) as proxy:
+        env = {**on_bucket, kind.endpoint: proxy.url}
         assert run(env, tmp_path, "make_days.py")[0] == 0
         code, lines, err = run(env, tmp_path, "parallel.py", "2026-09-02", "2026-09-03")
-    assert (code, lines, err) == (1, [], f"error: s3a://{BUCKET} does not refuse a second put of one key "
-                                         f"(If-None-Match), so two writers at once could both commit one version "
-                                         f"of {on_bucket['SHOP_ROOT']}/lake/orders_daily, the second replacing "
-                                         f"the first: run one writer at a time there (no --parallel, no parallel.py)\n")
+    assert (code, lines, err) == (1, [], f"error: {kind.scheme}://{BUCKET} {kind.unsafe_words}, so two writers at "
+                                         f"once could both commit one version of {on_bucket['SHOP_ROOT']}/lake/"
+                                         f"orders_daily, the second replacing the first: run one writer at a time "
+                                         f"there (no --parallel, no parallel.py)\n")
 
 
-def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day(tmp_path):
+def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day(store, tmp_path):
     """The server goes away while a load's rows are held inside its write (tests/support/holding.py), then
-    comes back on its port: the load said so in one line and committed nothing; its rerun loads the day.
-    S3A's retries are cut short through spark-defaults.conf, as a user passes any fs.s3a.* setting."""
+    comes back on its port with what it held: the load said so in one line and committed nothing; its rerun
+    loads the day. The connector's retries are cut short through spark-defaults.conf, as a user passes any
+    setting of it."""
     from shoptoolkit.engine.connect_server import free_port
-    conf, hold, port = tmp_path / "conf", tmp_path / "hold", free_port()
-    conf.mkdir()
-    hold.mkdir()
-    (conf / "spark-defaults.conf").write_text("spark.hadoop.fs.s3a.retry.limit 1\n"
-                                              "spark.hadoop.fs.s3a.attempts.maximum 1\n")
-    with LocalS3(port) as s3:
-        env = {**s3.env(tmp_path.name), "SPARK_CONF_DIR": str(conf)}
+    kind, _ = store
+    conf, hold, objects, port = tmp_path / "conf", tmp_path / "hold", tmp_path / "objects", free_port()
+    for folder in (conf, hold, objects):
+        folder.mkdir()
+    (conf / "spark-defaults.conf").write_text(kind.few_retries)
+    with kind.started_again(port, objects) as server:
+        env = {**server.env(tmp_path.name), "SPARK_CONF_DIR": str(conf)}
         assert run(env, tmp_path, "make_days.py")[0] == 0
         assert run(env, tmp_path, "load_day.py", "2026-09-02")[0] == 0
         writer = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "holding.py"), str(hold), "load_day.py",
@@ -219,23 +256,24 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
     finally:
         if writer.poll() is None:
             writer.kill()
-    assert (writer.returncode, out, err) == (1, "", f"error: cannot reach s3a://{BUCKET}/{tmp_path.name}: no answer "
-                                                    f"from http://127.0.0.1:{port}/ (AWS_ENDPOINT_URL)\n")
-    with LocalS3(port):  # started again, with what it held
+    assert (writer.returncode, out, err) == (
+        1, "", f"error: cannot reach {kind.scheme}://{BUCKET}/{tmp_path.name}: no answer from "
+               f"http://127.0.0.1:{port}/ ({kind.endpoint})\n")
+    with kind.started_again(port, objects):
         code, month, _ = run(env, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
         assert (code, month[0]) == (1, "September 2026: 1 ok, 29 missing")  # nothing of the 15th landed
         assert run(env, tmp_path, "load_day.py", "2026-09-16") == (
             0, ["run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 7"], "")
 
 
-def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(on_bucket, tmp_path, served):
+def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(store, on_bucket, tmp_path, served):
     """A file over BIG_FILES: load_day.py checks it inside Spark (till/in_spark.py), reading it
     from the bucket, and prints the folder's line; the check from the load's record then proves it."""
     from shoptoolkit.storage.project_paths import BIG_FILES, day_file
     orders = 400_000
     lines = [f"{10_000_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},{SEP_15}T{i * 86400 // orders // 3600:02d}:"
              f"{i * 86400 // orders // 60 % 60:02d}:{i * 86400 // orders % 60:02d}\n" for i in range(orders)]
-    with environment(on_bucket), root_at(on_bucket["SHOP_ROOT"]):
+    with environment(on_bucket, store[0]), root_at(on_bucket["SHOP_ROOT"]):
         day_file(SEP_15).write_text("order_id,customer_id,amount,ordered_at\n" + "".join(lines))
         assert day_file(SEP_15).stat().st_size > BIG_FILES
     assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
@@ -244,10 +282,11 @@ def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(
         0, [f"ok 2026-09-15: {orders} rows for the file's {orders} orders, 0 missing"], "")
 
 
+@pytest.mark.parametrize("store", ["s3"], indirect=True)  # the server's start on a bucket is parts.py's for both
 def test_the_warm_server_on_a_bucket_loads_and_checks_and_refuses_writers_at_once_in_one_line(on_bucket, tmp_path):
-    """spark_server.py started with the bucket's root has the S3 connector and the conditional-put log store;
-    its clients (SPARK_REMOTE, no JVM) reach the day files through the storage layer and print the folder's
-    lines. Writers at once need the store's probe, made through a JVM: refused in one line, nothing written."""
+    """spark_server.py started with the bucket's root has the store's connector and log store; its clients
+    (SPARK_REMOTE, no JVM) reach the day files through the storage layer and print the folder's lines.
+    Writers at once need the store's probe, made through a JVM: refused in one line, nothing written."""
     assert run(on_bucket, tmp_path, "make_days.py")[0] == 0
     started = subprocess.run([sys.executable, str(ROOT / "spark_server.py"), "start"], cwd=tmp_path, env=on_bucket,
                              capture_output=True, text=True, timeout=600)
