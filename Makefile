@@ -58,7 +58,8 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 # server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket; Google's Cloud
 # Storage connector (shoptoolkit/storage/gcs_connector.py, one JAR, 38.6 MiB) and fake-gcs-server,
 # a local Google Cloud Storage server, built from source with Go (`go` on PATH, or /usr/local/go/bin/go) once
-# into .venv/share/shop-toolkit/ (about 95 s and 48 MiB; tests/support/local_gcs.py), for the tests on gs://.
+# into .venv/share/shop-toolkit/ (48 MiB; 95 s on a new machine, seconds from Go's own caches; tests/support/local_gcs.py),
+# for the tests on gs://.
 test-setup: $(VENV)/.test-installed
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
