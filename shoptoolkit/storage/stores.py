@@ -135,14 +135,15 @@ def setting(*names) -> tuple:
 
 @contextmanager
 def told(what: str):
-    """Inside, a store's error (pyarrow's plain OSError: a missing bucket, bad credentials, no answer) is a
-    ToolkitError `cannot reach WHAT: ...`; a missing file stays FileNotFoundError, as pathlib raises it."""
+    """Inside, a store's error (pyarrow's plain OSError: a missing bucket, bad credentials, no answer; its
+    PermissionError: GCS's refusal of who asked) is a ToolkitError `cannot reach WHAT: ...`; a missing file
+    stays FileNotFoundError, as pathlib raises it."""
     try:
         yield
     except Unreached as error:
         raise ToolkitError(f"cannot reach {what}: {error}") from None
     except OSError as error:
-        if type(error) is not OSError:
+        if type(error) not in (OSError, PermissionError):
             raise
         raise ToolkitError(f"cannot reach {what}: {reason(what, str(error))}") from None
 

@@ -6,6 +6,7 @@ where Google's own clients look (STORAGE_EMULATOR_HOST). No Spark starts here.
     pytest tests/storage/test_gcs.py
 """
 import json
+import os
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -14,6 +15,7 @@ import pytest
 
 from conftest import SEP_15
 from local_gcs import BUCKET, LocalGcs, free_port
+from relay import Proxy
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.storage.location import location
 from shoptoolkit.storage.project_paths import day_file
@@ -99,3 +101,19 @@ def test_clean_deletes_the_table_s_objects_and_leaves_the_landing_files(gcs, gcs
     assert make_days_main(["--clean", "--root", gcs]) == 0
     assert capsys.readouterr().out.splitlines()[1] == "deleted lake/orders_daily"
     assert names(gcs_server, gcs) == [f"landing/orders/2026-09-{n:02d}.csv" for n in range(1, 31)]
+
+
+@pytest.mark.parametrize("status, why", [(401, "Invalid Credentials"), (403, "does not have storage.objects.list access")])
+def test_refused_credentials_are_one_line_naming_google_s_settings(gcs, monkeypatch, capsys, status, why):
+    """A server that lets nobody in (a proxy answering each request as GCS answers a bad or unauthorised
+    token; the local server itself checks none): failed_day.py says so in one line, exit 1, naming where
+    Google's clients find credentials."""
+    from failed_day import main as failed_day_main
+    refusal = json.dumps({"error": {"code": status, "message": why, "errors": [{"message": why}]}})
+    with Proxy(os.environ["STORAGE_EMULATOR_HOST"], refuse=(status, refusal)) as proxy:
+        monkeypatch.setenv("STORAGE_EMULATOR_HOST", proxy.url)
+        monkeypatch.setenv("SHOP_ROOT", gcs)
+        assert failed_day_main(["2026-09-21"]) == 1
+    assert proxy.requests  # it was asked, and refused
+    assert capsys.readouterr() == ("", f"error: cannot reach {gcs}: access denied: check GOOGLE_APPLICATION_CREDENTIALS "
+                                       f"(or gcloud auth application-default login)\n")

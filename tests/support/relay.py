@@ -6,6 +6,7 @@ careless proxy in between would ignore it.
         ... AWS_ENDPOINT_URL=proxy.url ...;  proxy.requests          # [(method, target), ...]
     Proxy(s3.url, headers=("if-none-match", "expect"))               # S3's put-if-absent dropped
     Proxy(gcs.url, query=("ifGenerationMatch",))                     # GCS's create-if-absent dropped
+    Proxy(gcs.url, refuse=(403, body))                               # every request answered so, none passed on
 """
 import http.client
 import http.server
@@ -17,8 +18,9 @@ class Proxy(http.server.ThreadingHTTPServer):
     """The proxy: headers (lower case) and query parameters named here are dropped from every request it
     forwards; dropped counts the requests that lost a query parameter."""
 
-    def __init__(self, upstream: str, headers: tuple = (), query: tuple = ()):
+    def __init__(self, upstream: str, headers: tuple = (), query: tuple = (), refuse: tuple = ()):
         self.upstream, self.requests, self.dropped = urllib.parse.urlparse(upstream), [], 0
+        self.refuse = refuse  # (status, JSON body) a store gives who it does not let in
         self.dropped_headers, self.dropped_query = headers, query
         super().__init__(("127.0.0.1", 0), Forward)
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -72,6 +74,8 @@ class Forward(http.server.BaseHTTPRequestHandler):
     def forward(self):
         self.server.requests.append((self.command, urllib.parse.unquote(self.path)))
         body = self.body()
+        if self.server.refuse:
+            return self.answer(*self.server.refuse)
         upstream = http.client.HTTPConnection(self.server.upstream.hostname, self.server.upstream.port, timeout=60)
         upstream.putrequest(self.command, self.target(), skip_host=True, skip_accept_encoding=True)
         for key, value in self.headers.items():
@@ -90,5 +94,13 @@ class Forward(http.server.BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(payload)
         upstream.close()
+
+    def answer(self, status: int, text: str):
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(text.encode())))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(text.encode())
 
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = do_PATCH = forward
