@@ -94,7 +94,8 @@ mutants: test-setup
 
 # The figures of docs/benchmarks.md (about 100 minutes on 2 cores; each script says how to
 # run a part). The reference lines need delta-rs (requirements/bench.txt); the toolkit does not.
-# After test-setup: bench_cluster.py starts tests/support/standalone.py's cluster, bench_s3.py tests/support/local_s3.py's S3 server.
+# After test-setup: bench_cluster.py starts tests/support/standalone.py's cluster, bench_buckets.py
+# tests/support/local_s3.py's and local_gcs.py's servers.
 bench: test-setup
 	$(INSTALL) -r requirements/bench.txt
 	$(PY) bench/bench_commits.py
@@ -107,7 +108,7 @@ bench: test-setup
 	$(PY) bench/bench_jit.py
 	$(PY) bench/bench_upkeep.py
 	$(PY) bench/bench_cluster.py
-	$(PY) bench/bench_s3.py
+	$(PY) bench/bench_buckets.py
 	$(PY) bench/bench_s3_requests.py
 
 bench-parallel: setup

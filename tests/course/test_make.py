@@ -90,7 +90,7 @@ def test_make_bench_runs_the_bench_scripts_and_each_starts(tmp_path):
     assert scripts == ["bench/bench_commits.py", "bench/bench_backfill.py", "bench/bench_warm.py",
                        "bench/bench_scale.py", "bench/bench_engine.py", "bench/bench_cold_day.py",
                        "bench/bench_refused.py", "bench/bench_jit.py", "bench/bench_upkeep.py", "bench/bench_cluster.py",
-                       "bench/bench_s3.py", "bench/bench_s3_requests.py"]
+                       "bench/bench_buckets.py", "bench/bench_s3_requests.py"]
     for script in sorted(path.name for path in (folder / "bench").glob("bench_*.py")):
         done = subprocess.run([sys.executable, f"bench/{script}", "--help"], cwd=folder, capture_output=True,
                               text=True, timeout=120)
