@@ -52,6 +52,8 @@ class Store:
     unsafe: dict  # the proxy's settings that take the create-if-absent condition off every request
     unsafe_words: str  # how the refusal names what the store does not do
     few_retries: str  # spark-defaults.conf's lines that cut the connector's retries short
+    refusal: str  # the body of the store's answer to credentials it refuses (403)
+    credentials: str  # where the refusal's line sends the user
 
     def started_again(self, port: int, folder):
         """The server on port again, with what it held (moto keeps it in this process, fake-gcs-server in folder)."""
@@ -73,10 +75,14 @@ class Store:
 STORES = {
     "s3": Store("s3a", LocalS3, "AWS_ENDPOINT_URL", {"headers": ("if-none-match", "expect")},
                 "does not refuse a second put of one key (If-None-Match)",
-                "spark.hadoop.fs.s3a.retry.limit 1\nspark.hadoop.fs.s3a.attempts.maximum 1\n"),
+                "spark.hadoop.fs.s3a.retry.limit 1\nspark.hadoop.fs.s3a.attempts.maximum 1\n",
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied"
+                "</Message></Error>", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)"),
     "gcs": Store("gs", LocalGcs, "STORAGE_EMULATOR_HOST", {"query": ("ifGenerationMatch",)},
                  "does not refuse a second create of one object (ifGenerationMatch=0)",
-                 "spark.hadoop.fs.gs.http.max.retry 1\n"),
+                 "spark.hadoop.fs.gs.http.max.retry 1\n",
+                 '{"error": {"code": 403, "message": "Permission denied", "errors": [{"reason": "forbidden"}]}}',
+                 "GOOGLE_APPLICATION_CREDENTIALS (or gcloud auth application-default login)"),
 }
 
 
@@ -264,6 +270,21 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
         assert (code, month[0]) == (1, "September 2026: 1 ok, 29 missing")  # nothing of the 15th landed
         assert run(env, tmp_path, "load_day.py", "2026-09-16") == (
             0, ["run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 7"], "")
+
+
+def test_credentials_refused_inside_spark_are_one_line_and_nothing_lands(store, on_bucket, tmp_path, served):
+    """The store lets the toolkit's Python side in and refuses its JVM (a proxy answers the connector's
+    requests, known by their User-Agent, as the cloud answers credentials without the right): the load's
+    write fails inside Spark, and says so as the Python side would, naming the credentials; nothing lands."""
+    kind, _ = store
+    assert serve(served, on_bucket, tmp_path, "make_days.py")[0] == 0
+    assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-02")[0] == 0
+    with Proxy(on_bucket[kind.endpoint], refuse=(403, kind.refusal), agents=("java", "hadoop")) as proxy:
+        refused = run({**on_bucket, kind.endpoint: proxy.url}, tmp_path, "load_day.py", "2026-09-16")
+    assert refused == (1, [], f"error: cannot reach {on_bucket['SHOP_ROOT']}: access denied: check {kind.credentials}\n")
+    assert any(method == "GET" for method, _ in proxy.requests)
+    code, month, _ = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    assert (code, month[0]) == (1, "September 2026: 1 ok, 29 missing")
 
 
 def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(store, on_bucket, tmp_path, served):

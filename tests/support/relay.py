@@ -7,6 +7,7 @@ careless proxy in between would ignore it.
     Proxy(s3.url, headers=("if-none-match", "expect"))               # S3's put-if-absent dropped
     Proxy(gcs.url, query=("ifGenerationMatch",))                     # GCS's create-if-absent dropped
     Proxy(gcs.url, refuse=(403, body))                               # every request answered so, none passed on
+    Proxy(gcs.url, refuse=(403, body), agents=("java", "hadoop"))    # only the JVM's (by its User-Agent)
 """
 import http.client
 import http.server
@@ -18,9 +19,10 @@ class Proxy(http.server.ThreadingHTTPServer):
     """The proxy: headers (lower case) and query parameters named here are dropped from every request it
     forwards; dropped counts the requests that lost a query parameter."""
 
-    def __init__(self, upstream: str, headers: tuple = (), query: tuple = (), refuse: tuple = ()):
+    def __init__(self, upstream: str, headers: tuple = (), query: tuple = (), refuse: tuple = (), agents: tuple = ()):
         self.upstream, self.requests, self.dropped = urllib.parse.urlparse(upstream), [], 0
-        self.refuse = refuse  # (status, JSON body) a store gives who it does not let in
+        self.refuse = refuse  # (status, body: S3's XML or GCS's JSON) a store gives who it does not let in
+        self.agents = agents  # refuse only requests whose User-Agent holds one of these words (lower case)
         self.dropped_headers, self.dropped_query = headers, query
         super().__init__(("127.0.0.1", 0), Forward)
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -74,7 +76,8 @@ class Forward(http.server.BaseHTTPRequestHandler):
     def forward(self):
         self.server.requests.append((self.command, urllib.parse.unquote(self.path)))
         body = self.body()
-        if self.server.refuse:
+        agent = self.headers.get("User-Agent", "").lower()
+        if self.server.refuse and (not self.server.agents or any(word in agent for word in self.server.agents)):
             return self.answer(*self.server.refuse)
         upstream = http.client.HTTPConnection(self.server.upstream.hostname, self.server.upstream.port, timeout=60)
         upstream.putrequest(self.command, self.target(), skip_host=True, skip_accept_encoding=True)
@@ -97,7 +100,7 @@ class Forward(http.server.BaseHTTPRequestHandler):
 
     def answer(self, status: int, text: str):
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "application/xml" if text.startswith("<") else "application/json")
         self.send_header("Content-Length", str(len(text.encode())))
         self.end_headers()
         if self.command != "HEAD":
