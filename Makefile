@@ -107,10 +107,10 @@ bench-parallel: setup
 bench-dag: test-setup
 	$(PY) bench/bench_dag.py
 
-# The toolkit beside Spark with pandera, Great Expectations and DQX on the million-order day (bench/bench_peers.py,
-# docs/benchmarks.md; about 6 minutes). The peers live in a venv of their own, .venv-peers, from Python 3.11, with
-# the toolkit's pins and its Java classes, built as setup builds them (class_archive's first Spark start fetches
-# Delta's JARs, which log_store compiles against).
+# The toolkit beside Spark with pandera, Great Expectations and DQX on the million-order day
+# (bench/bench_peers.py, docs/benchmarks.md; about 4 minutes, and the venv's first build). The peers live in a
+# venv of their own, .venv-peers, from Python 3.11, with the toolkit's pins and its Java classes, built as setup
+# builds them (class_archive's first Spark start fetches Delta's JARs, which log_store compiles against).
 PEERS_PYTHON ?= python3.11
 PEERS_VENV := .venv-peers
 PEERS_PY := $(PEERS_VENV)/bin/python

@@ -2,7 +2,7 @@
 by each, alternating in one warm session, then what each makes of that file with one bad last line.
 
     make bench-peers                                  # builds .venv-peers (requirements/peers.txt), runs this
-    .venv-peers/bin/python bench/bench_peers.py       # about 6 minutes on 2 cores
+    .venv-peers/bin/python bench/bench_peers.py       # about 4 minutes on 2 cores
     .venv-peers/bin/python bench/bench_peers.py --tries 1 --orders 20000      # a quick look
 
 The ways: the toolkit's load_day + check_day; plain Spark (engine_refs.plain_day: the CSV read with the

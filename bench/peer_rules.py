@@ -52,7 +52,7 @@ def pandera_checked(spark, frame, day):
     errors = schema.validate(frame).pandera.errors
     if errors:
         first = next(iter(next(iter(errors.values())).values()))[0]
-        raise Refused(f"{first.get('column')}: {first['error']}")
+        raise Refused(f"{first['column']}: {first['error']}" if first.get("column") else first["error"])
     return frame
 
 
