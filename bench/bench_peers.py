@@ -113,7 +113,8 @@ def bad_files(spark, found: dict, orders: int) -> dict:
 
 def table(found: dict, verdicts: dict) -> list:
     plain = best(found, "plain Spark")
-    lines = [f"| way | best (tries) | to plain Spark | peak Python, JVM | {' | '.join(LAST_LINES)} |",
+    memory = "peak Python, JVM (the JVM's grows all session)"
+    lines = [f"| way | best (tries) | to plain Spark | {memory} | {' | '.join(LAST_LINES)} |",
              "|---|---|---|---|" + "---|" * len(LAST_LINES)]
     for name, measured in found.items():
         seconds = ", ".join(f"{s:.1f}" for s, _, _ in measured)
