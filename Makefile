@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 # requirements/uv.txt's uv, installed into .venv with pip, installs everything else there.
 INSTALL := $(VENV)/bin/uv pip install -q --python $(PY)
 
-.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 run-gcs pipeline test soak soak-s3 mutants bench bench-parallel bench-dag
+.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 run-gcs pipeline test soak soak-s3 mutants bench bench-parallel bench-dag \
+	bench-peers
 setup: $(VENV)/.installed
 
 # requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -118,3 +119,21 @@ bench-parallel: setup
 # (docs/airflow.md; about 5 minutes). It borrows the end-to-end test's helpers, so it needs pytest too.
 bench-dag: test-setup
 	$(PY) bench/bench_dag.py
+
+# The toolkit beside Spark with pandera, Great Expectations and DQX on the million-order day
+# (bench/bench_peers.py, docs/benchmarks.md; about 4 minutes, and the venv's first build). The peers live in a
+# venv of their own, .venv-peers, from Python 3.11, with the toolkit's pins and its Java classes, built as setup
+# builds them (class_archive's first Spark start fetches Delta's JARs, which log_store compiles against).
+PEERS_PYTHON ?= python3.11
+PEERS_VENV := .venv-peers
+PEERS_PY := $(PEERS_VENV)/bin/python
+bench-peers: $(PEERS_VENV)/.installed
+	$(PEERS_PY) bench/bench_peers.py
+
+$(PEERS_VENV)/.installed: requirements.txt requirements/peers.txt requirements/uv.txt
+	$(PEERS_PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_PY) -m pip install -q -r requirements/uv.txt
+	$(PEERS_VENV)/bin/uv pip install -q --python $(PEERS_PY) -r requirements.txt -r requirements/peers.txt
+	$(PEERS_PY) -m shoptoolkit.engine.class_archive
+	$(PEERS_PY) -m shoptoolkit.engine.log_store
+	touch $@
