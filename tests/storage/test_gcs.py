@@ -13,13 +13,11 @@ import urllib.request
 
 import pytest
 
-from conftest import SEP_15
 from local_gcs import BUCKET, LocalGcs, free_port
 from relay import Proxy
-from shoptoolkit.errors import ToolkitError
 from shoptoolkit.storage.location import location
-from shoptoolkit.storage.project_paths import day_file
-from test_storage import FAILED_LINES, a_missing_bucket_is_one_line, failed_day_lines, make_days_writes_a_folder_s_bytes
+from test_storage import (FAILED_LINES, a_missing_bucket_is_one_line, a_silent_server_is_one_line, failed_day_lines,
+                          make_days_writes_a_folder_s_bytes, september, write_log)
 
 
 @pytest.fixture(scope="module")
@@ -61,13 +59,7 @@ def test_a_missing_bucket_is_one_line_naming_the_root(gcs, monkeypatch, capsys):
 
 
 def test_a_server_that_does_not_answer_is_one_line_naming_it(gcs, monkeypatch):
-    port = free_port()  # nothing listens there
-    monkeypatch.setenv("STORAGE_EMULATOR_HOST", f"http://127.0.0.1:{port}")
-    monkeypatch.setenv("SHOP_ROOT", "gs://shop/course")
-    with pytest.raises(ToolkitError) as refused:
-        day_file(SEP_15).exists()
-    assert str(refused.value) == (f"cannot reach gs://shop/course: no answer from http://127.0.0.1:{port}/ "
-                                  f"(STORAGE_EMULATOR_HOST)")
+    a_silent_server_is_one_line("gs", "STORAGE_EMULATOR_HOST", free_port(), monkeypatch)  # nothing listens there
 
 
 def upload(gcs_server, key: str, body: bytes) -> int:
@@ -95,7 +87,6 @@ def test_clean_deletes_the_table_s_objects_and_leaves_the_landing_files(gcs, gcs
     """make_days.py --clean on gs://: every object below lake/orders_daily/ goes (GCS keeps no prefix of its
     own once they have, so nothing is left to delete after them)."""
     from make_days import main as make_days_main
-    from test_storage import september, write_log
     september(gcs)
     write_log(gcs, {"_delta_log/00000000000000000000.json": "{}\n", "part-1.parquet": ""})
     assert make_days_main(["--clean", "--root", gcs]) == 0

@@ -242,14 +242,20 @@ def test_a_missing_bucket_is_one_line_naming_the_root(s3, monkeypatch, capsys):
     a_missing_bucket_is_one_line("s3a", monkeypatch, capsys)
 
 
-def test_a_server_that_does_not_answer_is_one_line_naming_it(s3, monkeypatch):
-    port = closed_port()
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
-    monkeypatch.setenv("SHOP_ROOT", "s3a://shop/course")
+def a_silent_server_is_one_line(scheme: str, variable: str, port: int, monkeypatch) -> None:
+    """A day file's look below scheme://shop/course, the server named in variable on a port nothing answers,
+    says so in one line naming the server and the variable."""
+    monkeypatch.setenv(variable, f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("SHOP_ROOT", f"{scheme}://shop/course")
     with pytest.raises(ToolkitError) as refused:
         day_file(SEP_15).exists()
-    assert str(refused.value) == (f"cannot reach s3a://shop/course: no answer from http://127.0.0.1:{port}/ "
-                                  f"(AWS_ENDPOINT_URL)")
+    assert str(refused.value) == (f"cannot reach {scheme}://shop/course: no answer from http://127.0.0.1:{port}/ "
+                                  f"({variable})")
+
+
+def test_a_server_that_does_not_answer_is_one_line_naming_it(s3, monkeypatch):
+    port = closed_port()
+    a_silent_server_is_one_line("s3a", "AWS_ENDPOINT_URL", port, monkeypatch)
     monkeypatch.setenv("AWS_ENDPOINT_URL_S3", f"http://user:{SECRET}@127.0.0.1:{port}/")  # wins, and is not shown whole
     with pytest.raises(ToolkitError) as refused:
         location("s3a://shop/course")
