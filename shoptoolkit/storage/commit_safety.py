@@ -36,6 +36,9 @@ def refuse_writers_on(table: str, spark) -> None:
         raise ToolkitError(f"{parts.scheme}://{bucket}: writers at once are not supported on {parts.name} yet (no "
                            f"check that it refuses a second commit of one version): run one writer at a time there")
     if bucket not in PROBED:
+        if not hasattr(spark, "_jvm"):
+            raise ToolkitError(f"writers at once on {parts.scheme}:// need a classic Spark session: the store is "
+                               f"probed through its JVM (a Spark Connect client has none)")
         PROBED[bucket] = parts.refuses_second_put(spark, f"{table.rsplit('/', 1)[0]}/_shop_probe")
     if not PROBED[bucket]:
         raise ToolkitError(f"{parts.scheme}://{bucket} does not refuse {parts.second_put}, so two "

@@ -22,7 +22,6 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlparse
 
-from shoptoolkit.errors import ToolkitError
 from shoptoolkit.places import SHARE
 from shoptoolkit.storage.s3_connector import MAVEN, fetch_command, fetched
 
@@ -71,9 +70,6 @@ def gs_settings(env=os.environ) -> dict:
 def second_create_refused(spark, folder: str) -> bool:
     """Two creates of one new object below folder, both opened before either is closed (two writers of one
     commit, each having seen it absent), through the session's connector: was the second one's refused?"""
-    if not hasattr(spark, "_jvm"):
-        raise ToolkitError("writers at once on gs:// need a classic Spark session: the store is probed "
-                           "through its JVM (a Spark Connect client has none)")
     from py4j.protocol import Py4JJavaError
     path = spark._jvm.org.apache.hadoop.fs.Path(f"{folder}/{uuid.uuid4()}")
     store = path.getFileSystem(spark._jsc.hadoopConfiguration())

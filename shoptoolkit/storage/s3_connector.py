@@ -27,7 +27,6 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlparse
 
-from shoptoolkit.errors import ToolkitError
 from shoptoolkit.places import SHARE
 
 MAVEN = "https://repo1.maven.org/maven2"
@@ -115,9 +114,6 @@ def s3a_settings(env=os.environ) -> dict:
 
 def conditional_put_refused(spark, folder: str) -> bool:
     """Put a new key below folder twice, each only if absent, through the session's S3A: was the second refused?"""
-    if not hasattr(spark, "_jvm"):
-        raise ToolkitError("writers at once on s3a:// need a classic Spark session: the store is probed "
-                           "through its JVM (a Spark Connect client has none)")
     from py4j.protocol import Py4JJavaError
     jvm = spark._jvm
     path = jvm.org.apache.hadoop.fs.Path(f"{folder}/{uuid.uuid4()}")
