@@ -12,10 +12,11 @@ import argparse
 import datetime as dt
 
 from delta_session import TABLE, delta_spark, new_table_layout, queries_for
-from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, as_date, day_loaded_by, parse_date, run_main
+from shoptoolkit.run_args import ToolkitError, add_new_column, add_root, add_verbose, as_date, day_loaded_by, parse_date, run_main
 from shoptoolkit.storage import day_file, shown, table_path
 from shoptoolkit.table import IDS_IN_QUERY, PARTITION_COLUMN, existing_table, lineage, table_after_write
-from shoptoolkit.till import DayFile, bad_line, checked_day, file_facts, line_of, read_orders, spark_check_bytes
+from shoptoolkit.till import (DayFile, bad_line, checked_day, current, file_facts, line_of, names_new_column,
+                              read_orders, setting_for, spark_check_bytes, table_extras, using)
 from shoptoolkit.writing import (HeldDays, day_predicate, held_days, one_job_fits, print_now, retrying,
                                  take_back_late_clashes, version_checked)
 
@@ -56,16 +57,21 @@ def clash_refusal(spark, found: DayFile, orders, day: dt.date, table=None) -> di
                               f"order_id already stored on another day: {listed}"))}
 
 
-def load_day(spark, run_date) -> str:
-    """Replace the day before run_date with its landing file; return the line to print."""
+def load_day(spark, run_date, on_new_column=None, column_types=None) -> str:
+    """Replace the day before run_date with its landing file; return the line to print. on_new_column:
+    what a column the table lacks does, fail, add or rescue, and column_types the new columns' types
+    (`discount DECIMAL(10,2)`), else SHOP_ON_NEW_COLUMN's and SHOP_COLUMN_TYPES' (docs/new_columns.md)."""
     run_date = as_date(run_date)
     day = day_loaded_by(run_date)
     facts = file_facts(day_file(day), keep_under=spark_check_bytes())  # one read: size, sha256, a small file's bytes
     if facts is None:
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
-    with queries_for(spark, facts.size):
+    new = names_new_column(facts.first)  # only then is the table's schema asked for
+    table = existing_table(spark) if new else None
+    setting = setting_for(on_new_column, column_types, table_extras(table.schema) if table is not None else {})
+    with using(setting), queries_for(spark, facts.size):
         checked_at = version_checked(spark)
-        one_job = one_job_fits(spark, [day], facts.size)
+        one_job = one_job_fits(spark, [day], facts.size) and not new  # the one job writes the till's columns
         held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
         metadata, found, orders = (commit_held(spark, run_date, day, held) if held
                                    else write_checked(spark, run_date, day, facts))
@@ -100,8 +106,9 @@ def write_checked(spark, run_date, day, facts=None) -> tuple:
         raise ToolkitError(clash[day])
     # The day as a DATE literal: Delta's delete then skips every stored file of another day by
     # its statistics (with a string it skips none, and reads them all: a job that grows with the table).
-    metadata = lineage(run_date, day, found)
-    writer = (orders.write.format("delta").mode("overwrite")
+    added = current().added(found.types)  # added in this commit (mergeSchema): a refused load adds none
+    metadata = lineage(run_date, day, found, added)
+    writer = (orders.write.format("delta").mode("overwrite").option("mergeSchema", str(bool(added)).lower())
               .option("replaceWhere", f"{PARTITION_COLUMN} = DATE'{day}'").option("userMetadata", metadata))
     new_table_layout(spark, writer).save(str(table_path()))
     return metadata, found, orders
@@ -117,6 +124,7 @@ def parse_args(argv):
     parser.add_argument("run_date", type=parse_date, help="run date D (YYYY-MM-DD); the run loads D-1")
     add_verbose(parser)
     add_root(parser)
+    add_new_column(parser)
     return parser.parse_args(argv)
 
 

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 from shoptoolkit.engine.connect_server import alive
 from shoptoolkit.engine.spark_jvm import LASTING_RUNS
 from shoptoolkit.storage.project_paths import ROOT_ENV, day_file, root_at
+from shoptoolkit.till.new_columns import MODE_ENV, TYPES_ENV
 from delta_session import delta_spark, orders_table, table_version  # noqa: E402,F401
 
 # Python UDFs (support/holding.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
@@ -85,9 +86,11 @@ def pytest_runtest_makereport(item, call):
 def no_project_root():
     """Each test works below its own folders: SHOP_ROOT is unset before it (one left in the shell would
     point every test at one table) and after it (a script's --root run in the suite's process sets it)."""
-    os.environ.pop(ROOT_ENV, None)
+    for name in (ROOT_ENV, MODE_ENV, TYPES_ENV):  # and no setting of new columns (--on-new-column sets it)
+        os.environ.pop(name, None)
     yield
-    os.environ.pop(ROOT_ENV, None)
+    for name in (ROOT_ENV, MODE_ENV, TYPES_ENV):
+        os.environ.pop(name, None)
 
 
 @pytest.fixture(scope="session")

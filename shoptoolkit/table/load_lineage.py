@@ -2,7 +2,8 @@
 day states (the calendar, --reprocess), history.py and restore_day.py.
 
     load_day's commit      {"run_date": ..., "day": ..., "file": ..., "size": ..., "sha256": ..., "rows_read": ...,
-                            "rows_written": ..., "lowest": ..., "highest": ..., "rows_digest": ...}
+                            "rows_written": ..., "lowest": ..., "highest": ..., "rows_digest": ...,
+                            "columns_added": {"channel": "STRING"}}   (the last only when it added columns)
                            (the file's order ids' range, and row_values' digest of its rows)
     a commit of many days  {"days": [one such entry a day]}          (commit_days.py)
     restore_day's commit   restore_day: 2026-09-15 from version 29    (or a range `A .. B`)
@@ -20,19 +21,21 @@ from shoptoolkit.till.in_python import DayFile
 NOTE = re.compile(r"restore_day: (\d{4}-\d\d-\d\d)(?: \.\. (\d{4}-\d\d-\d\d))? from version (\d+)(?: \(.*\))?")
 
 
-def lineage_entry(run_date: dt.date, day: dt.date, found: DayFile) -> dict:
+def lineage_entry(run_date: dt.date, day: dt.date, found: DayFile, added: dict = None) -> dict:
     """What a load of one day wrote: its run, its day, and its file's size, sha256, rows and order ids'
-    range (what check_day's shortcut, day_record.py, compares with the commit's file statistics), and
-    the digest of its rows (day_truth.py: whether the day still holds them)."""
+    range (what check_day's shortcut, day_record.py, compares with the commit's file statistics), the
+    digest of its rows (day_truth.py: whether the day still holds them), and the columns it added to the
+    table ({name: type}, till/new_columns.py), if any."""
     entry = {"run_date": str(run_date), "day": str(day), "file": shown(found.path), "size": found.size,
              "sha256": found.sha256, "rows_read": found.count, "rows_written": found.count,
              "lowest": found.lowest, "highest": found.highest}
-    return {**entry, "rows_digest": found.rows_digest} if found.rows_digest else entry
+    entry = {**entry, "rows_digest": found.rows_digest} if found.rows_digest else entry
+    return {**entry, "columns_added": added} if added else entry
 
 
-def lineage(run_date: dt.date, day: dt.date, found: DayFile) -> str:
+def lineage(run_date: dt.date, day: dt.date, found: DayFile, added: dict = None) -> str:
     """What a commit of one day loaded, as JSON for the commit's user metadata."""
-    return json.dumps(lineage_entry(run_date, day, found), sort_keys=True)
+    return json.dumps(lineage_entry(run_date, day, found, added), sort_keys=True)
 
 
 def commit_loads(text: str) -> list:

@@ -30,6 +30,7 @@ from shoptoolkit.table.delta_table import existing_table, table_exists
 from shoptoolkit.table.load_lineage import commit_loads, restored_by
 from shoptoolkit.till.in_python import FileFacts, file_facts, read_day_file
 from shoptoolkit.till.in_spark import big_enough, checked_in_spark, spark_check_bytes
+from shoptoolkit.till.new_columns import checking, using
 from shoptoolkit.truth.day_compare import compare_checked, rows_of_day, stored_rows
 from shoptoolkit.truth.day_record import CommitsOnce, newest_commits, recorded_checks, user_metadata
 from shoptoolkit.truth.spark_compare import IDS_IN_PYTHON, all_missing_in_spark, compare_in_spark, table_digest
@@ -129,7 +130,8 @@ class DayTruth:
         table = existing_table(spark) if table is None else table
         proven = self.proven() if table is not None else {}
         loads = latest_loads(spark, self.days[0], self.days[-1], self.commits) if lineage and table is not None else {}
-        compared = self.compared(spark, table, [day for day in self.days if day not in proven])
+        with using(checking(table)):  # a file's new columns typed as the table holds them
+            compared = self.compared(spark, table, [day for day in self.days if day not in proven])
         found = []
         for day in self.days:
             sha_now, loaded = self.files()[day].sha256 if self.files()[day] else "", loads.get(day, {})
