@@ -66,20 +66,24 @@ def load_day(spark, run_date, on_new_column=None, column_types=None) -> str:
     facts = file_facts(day_file(day), keep_under=spark_check_bytes())  # one read: size, sha256, a small file's bytes
     if facts is None:
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
-    new = names_new_column(facts.first)  # only then is the table's schema asked for
-    table = existing_table(spark) if new else None
-    setting = setting_for(on_new_column, column_types, table_extras(table.schema) if table is not None else {})
-    with using(setting), queries_for(spark, facts.size):
-        checked_at = version_checked(spark)
-        one_job = one_job_fits(spark, [day], facts.size) and not new  # the one job writes the till's columns
-        held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
-        metadata, found, orders = (commit_held(spark, run_date, day, held) if held
-                                   else write_checked(spark, run_date, day, facts))
-        late = take_back_late_clashes(spark, checked_at, metadata,
-                                      lambda table: clash_refusal(spark, found, orders, day, table))
-        if late:
-            raise ToolkitError(late[day])
-        total = table_after_write(spark).count()
+    with queries_for(spark, facts.size):
+        checked_at, table = version_checked(spark), existing_table(spark)
+        extras = table_extras(table.schema) if table is not None else {}
+        with using(setting_for(on_new_column, column_types, extras)):
+            return loaded(spark, run_date, day, facts, checked_at)
+
+
+def loaded(spark, run_date, day, facts, checked_at: int) -> str:
+    """load_day's work, the table's version before its checks taken and the setting of new columns in force."""
+    one_job = one_job_fits(spark, [day], facts.size) and not names_new_column(facts.first)  # the till's columns
+    held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
+    metadata, found, orders = (commit_held(spark, run_date, day, held) if held
+                               else write_checked(spark, run_date, day, facts))
+    late = take_back_late_clashes(spark, checked_at, metadata,
+                                  lambda table: clash_refusal(spark, found, orders, day, table))
+    if late:
+        raise ToolkitError(late[day])
+    total = table_after_write(spark).count()
     return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
 
 
@@ -90,7 +94,7 @@ def commit_held(spark, run_date, day, held: HeldDays) -> tuple:
         clash = clash_refusal(spark, held.found[day], held.orders, day)
         if clash:
             raise ToolkitError(clash[day])
-        metadata = lineage(run_date, day, held.found[day])
+        metadata = lineage(run_date, day, held.found[day], None, current().absent(held.found[day].columns))
         held.commit(metadata)
     return metadata, held.found[day], held.orders
 
@@ -107,7 +111,7 @@ def write_checked(spark, run_date, day, facts=None) -> tuple:
     # The day as a DATE literal: Delta's delete then skips every stored file of another day by
     # its statistics (with a string it skips none, and reads them all: a job that grows with the table).
     added = current().added(found.types)  # added in this commit (mergeSchema): a refused load adds none
-    metadata = lineage(run_date, day, found, added)
+    metadata = lineage(run_date, day, found, added, current().absent(found.columns))
     writer = (orders.write.format("delta").mode("overwrite").option("mergeSchema", str(bool(added)).lower())
               .option("replaceWhere", f"{PARTITION_COLUMN} = DATE'{day}'").option("userMetadata", metadata))
     new_table_layout(spark, writer).save(str(table_path()))

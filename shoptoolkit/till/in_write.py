@@ -25,12 +25,14 @@ REFUSED = "shop-toolkit: the day's file has a refused line"  # the job's error w
 
 def file_header(path) -> tuple:
     """(the columns a file's header names, line 1's bytes as Spark's lines show it), or None when Python's
-    check would refuse its header."""
+    check would refuse its header or it names a new column (till/new_columns.py)."""
     with path.open("rb") as raw:
         line = raw.readline()
     try:
         columns = read_header(numbered_rows(csv.reader(decoded_lines([line], path)), path), path)
     except ToolkitError:
+        return None
+    if any(name not in COLUMNS for name in columns):  # a new column: written by the two-pass load alone
         return None
     return columns, line.rstrip(b"\n").removeprefix(b"\xef\xbb\xbf")
 

@@ -102,8 +102,9 @@ def refuse_new_column(path, raw: str, name: str, setting, names: list) -> None:
     elif name in (PARTITION_COLUMN, RESCUED):
         problem = f"column {name} is a name the table keeps for itself"
     elif name.lower() in taken and taken[name.lower()] != name:
-        problem = (f"column {name} differs from the table's column {taken[name.lower()]} only in case "
-                   f"(Delta's column names are case-insensitive)")
+        other = taken[name.lower()]
+        problem = (f"column {name} differs from the {'file' if other in others else 'table'}'s column {other} "
+                   f"only in case (Delta's column names are case-insensitive)")
     else:
         return
     raise bad_line(path, 1, problem)

@@ -68,8 +68,7 @@ def checked_lines(spark, paths, columns, header: bytes = None, digest: bool = Tr
     field goes on past its end), order_id and row_hash (of an order the line check accepts); a line of the
     first split that is the header's bytes is is_header and none of these (see repeated_header)."""
     from pyspark.sql import functions as F
-    places = {name: F.lit(columns.index(name) + 1) for name in columns}
-    rules = rules_for(column_types(columns))
+    places, rules = {name: F.lit(columns.index(name) + 1) for name in columns}, rules_for(column_types(columns))
     kind, fields, controls = line_kind(F.col("text"), F.lit(False))  # an open last line: see file_verdict
     rare = ~F.col("common")  # every rule for a line that is not a common one only
     lines = (split_lines(spark, paths)

@@ -49,6 +49,10 @@ class NewColumns:
         """The extra columns the table does not have."""
         return [name for name in extras if name not in self.table]
 
+    def absent(self, columns) -> list:
+        """The table's new columns (RESCUED aside) that a file of these columns lacks: its rows hold null there."""
+        return [name for name in self.table if name != RESCUED and name not in columns]
+
     def added(self, types: dict) -> dict:
         """{name: type} of the columns a load of a file with these new columns (types) adds to the table."""
         rescued = self.rescued(types)

@@ -53,6 +53,9 @@ def checked_files(spark, run_dates) -> tuple:
             if day in in_spark and in_spark[day].refusal:
                 raise in_spark[day].refusal
             found = in_spark[day].found if day in in_spark else read_day_file(day, facts[day].data)
+            if found.types:  # packed_days writes the till's columns only
+                raise ToolkitError(f"{shown(found.path)} has a new column ({', '.join(found.types)}): a commit of "
+                                   f"several days does not load one yet; load the day alone (load_day.py)")
             passed.append((run_date, day, found))
         except ToolkitError as error:
             refused[run_date] = one_line(error)

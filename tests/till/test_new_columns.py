@@ -1,7 +1,9 @@
 """When the till's file gains a column (docs/new_columns.md): refused by default, its line naming the
 setting; `add` adds it to the table in the day's own commit, `rescue` keeps it per row in _rescued_data;
 a declared type is checked line by line on both paths; the checks compare it where a file has it."""
+import datetime as dt
 import json
+from decimal import Decimal
 
 import pytest
 
@@ -14,6 +16,7 @@ from load_day import load_day, main as load_day_main
 from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.table import orders_table
 from shoptoolkit.table.delta_table import history_frame
+from test_spark_check import FILLER, in_spark, orders  # noqa: F401 (in_spark: a fixture)
 
 FILE = "landing/orders/2026-09-15.csv"
 HEADER = "order_id,customer_id,amount,ordered_at"
@@ -46,3 +49,123 @@ def test_add_adds_the_column_in_the_days_own_commit(september, spark, capsys):
     assert json.loads(metadata)["columns_added"] == {"channel": "STRING"}
     assert check_day(spark, "2026-09-16") == (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
     assert check_day(spark, "2026-09-16", deep=True) == (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
+
+
+def big(content: bytes, filler_fields: str) -> bytes:
+    """content with FILLER orders after its header, each with filler_fields for the new columns: a file
+    that takes the Spark path (in_spark), its own lines at the end."""
+    first, _, rest = content.partition(b"\n")
+    filler = "".join(f"{line},{filler_fields}\n" for line in orders(SEP_15, FILLER, 500_000)).encode()
+    return first + b"\n" + filler + rest
+
+
+ADD = ["2026-09-16", "--on-new-column", "add"]
+# A file gaining columns the table cannot take, whatever the setting: (its bytes, the refusal).
+REFUSED_HEADERS = {
+    "a renamed column": (b"order_id,client_id,amount,ordered_at\n2059,C11,24.90,2026-09-15T11:47:24\n",
+                         f"{FILE} line 1: missing column customer_id; unexpected column client_id (expected {HEADER}): "
+                         f"a column renamed or dropped is refused whatever --on-new-column says"),
+    "a column differing from the table's only in case": (
+        with_column("Amount", "1", "2", "3"),
+        f"{FILE} line 1: column Amount differs from the table's column amount only in case "
+        f"(Delta's column names are case-insensitive)"),
+    "two new columns differing only in case": (
+        with_column("channel,Channel", "a,b", "a,b", "a,b"),
+        f"{FILE} line 1: column channel differs from the file's column Channel only in case "
+        f"(Delta's column names are case-insensitive)"),
+    "a space at a name's end": (with_column("channel ", "web", "web", "web"),
+                                f"{FILE} line 1: column name 'channel ' has a space at its ends"),
+    "a control character in a name": (with_column("chan\x1bnel", "web", "web", "web"),
+                                      f"{FILE} line 1: column name 'chan\\x1bnel' holds a control character ('\\x1b')"),
+    "a name Delta does not take as it is": (
+        with_column("sales channel", "web", "web", "web"),
+        f"{FILE} line 1: column name 'sales channel' is not one Delta takes as it is (letters, digits and _, "
+        f"not a digit first)"),
+    "the table's own name": (with_column("order_date", "x", "x", "x"),
+                             f"{FILE} line 1: column order_date is a name the table keeps for itself"),
+}
+# A declared type the values do not fit: (the declaration, the column's values on lines 2 to 4, the refusal).
+BAD_VALUES = {
+    "DECIMAL(10,2)": ("discount DECIMAL(10,2)", ("1.50", "", "1.234"),
+                      f"{FILE} line 4: discount '1.234' is not a number like 19.99"),
+    "DATE": ("discount DATE", ("2026-09-01", "2026-02-30", ""),
+             f"{FILE} line 3: discount '2026-02-30' is not a date like 2026-09-15"),
+    "BOOLEAN": ("discount BOOLEAN", ("true", "yes", "False"), f"{FILE} line 3: discount 'yes' is not true or false"),
+    "INT": ("discount INT", ("3", "-1", "3.0"), f"{FILE} line 4: discount '3.0' is not a whole number"),
+}
+
+
+@pytest.mark.parametrize("mode", ["add", "rescue"])
+@pytest.mark.parametrize("case", REFUSED_HEADERS)
+def test_a_column_the_table_cannot_take_is_refused_in_one_line(case, mode, september, spark, capsys):
+    before, schema = table_state(spark), columns(spark)
+    day_file(SEP_15).write_bytes(REFUSED_HEADERS[case][0])
+    assert load_day_main(["2026-09-16", "--on-new-column", mode]) == 1
+    assert capsys.readouterr() == ("", f"error: {REFUSED_HEADERS[case][1]}\n")
+    assert (table_state(spark), columns(spark)) == (before, schema)
+
+
+@pytest.mark.parametrize("path", ["python", "spark"])
+@pytest.mark.parametrize("case", BAD_VALUES)
+def test_a_declared_type_the_values_do_not_fit_is_refused_at_its_line(case, path, september, spark, capsys, request):
+    declared, values, refusal = BAD_VALUES[case]
+    content = with_column("discount", *values)
+    if path == "spark":
+        request.getfixturevalue("in_spark")
+        content, refusal = big(content, ""), refusal.replace(" line ", f" line {FILLER}", 1)
+    before, schema = table_state(spark), columns(spark)
+    day_file(SEP_15).write_bytes(content)
+    assert load_day_main([*ADD, "--column-types", declared]) == 1
+    assert capsys.readouterr() == ("", f"error: {refusal}\n")
+    assert (table_state(spark), columns(spark)) == (before, schema)
+
+
+def test_declared_types_load_as_the_table_types_them_and_check_ok(september, spark):
+    day_file(SEP_15).write_bytes(with_column("discount,opened,member,visits", "1.5,2026-09-01,true,3", ",,,",
+                                             "0.25,2026-09-14,FALSE,-1"))
+    assert load_day(spark, "2026-09-16", on_new_column="add",
+                    column_types="discount DECIMAL(10,2), opened DATE, member BOOLEAN, visits INT") == (
+        "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 130")
+    assert columns(spark)[-4:] == [("discount", "decimal(10,2)"), ("opened", "date"), ("member", "boolean"),
+                                   ("visits", "int")]
+    assert [row[-4:] for row in table_rows(spark, SEP_15)] == [
+        (Decimal("1.50"), dt.date(2026, 9, 1), True, 3), (None, None, None, None),
+        (Decimal("0.25"), dt.date(2026, 9, 14), False, -1)]
+    ok = (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
+    assert check_day(spark, "2026-09-16") == ok and check_day(spark, "2026-09-16", deep=True) == ok
+
+
+def test_rescue_keeps_the_tables_columns_and_puts_new_ones_in_rescued_data(september, spark, capsys):
+    """A quoted field with a comma is one field, as the csv module reads it: nothing of it is lost."""
+    day_file(SEP_15).write_bytes(with_column("channel,till", '"web,store",7', "store,", ","))
+    assert load_day_main(["2026-09-16", "--on-new-column", "rescue"]) == 0
+    assert capsys.readouterr().out == "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 130\n"
+    assert [name for name, _ in columns(spark)] == [
+        "order_id", "customer_id", "amount", "ordered_at", "order_date", "_rescued_data"]
+    assert [row[-1] for row in table_rows(spark, SEP_15)] == ['{"channel":"web,store","till":"7"}',
+                                                               '{"channel":"store"}', None]
+    ok = (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
+    assert check_day(spark, "2026-09-16") == ok and check_day(spark, "2026-09-16", deep=True) == ok
+
+
+def test_a_day_whose_file_gains_the_column_after_its_load_is_changed_and_its_reload_adds_it(september, spark):
+    day_file(SEP_15).write_bytes(with_column("channel", "web", "store", "web"))
+    ok, lines = check_month(spark, "2026-09")
+    assert not ok and lines[-2].startswith("PROBLEM 2026-09-15: file changed since run 2026-09-16 loaded it")
+    assert check_day(spark, "2026-09-16") == (
+        False, "PROBLEM 2026-09-15: 3 rows for the file's 3 orders, 3 differing (2059, 2060, 2061); "
+               "order 2059: channel null in the table, web in the file")
+    assert load_day(spark, "2026-09-16", on_new_column="add") == "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 130"
+    assert check_month(spark, "2026-09") == (True, ["ok 2026-09: all 30 days match their files, 130 orders"])
+
+
+def test_a_big_day_with_a_new_column_is_checked_in_spark_and_compared_there(september, spark, in_spark):
+    day_file(SEP_15).write_bytes(big(with_column("channel", "web", "store", ""), "till"))
+    assert load_day(spark, "2026-09-16", on_new_column="add") == (
+        f"run 2026-09-16 loaded 2026-09-15: {FILLER + 3} rows, orders_daily has {FILLER + 130}")
+    ok = (True, f"ok 2026-09-15: {FILLER + 3} rows for the file's {FILLER + 3} orders, 0 missing")
+    assert check_day(spark, "2026-09-16", deep=True) == ok
+    spark.sql("UPDATE orders_daily SET channel = 'web' WHERE order_id = 2061")
+    assert check_day(spark, "2026-09-16") == (
+        False, f"PROBLEM 2026-09-15: {FILLER + 3} rows for the file's {FILLER + 3} orders, 1 differing (2061); "
+               f"order 2061: channel web in the table, null in the file")
