@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 
+from backfill import main as backfill_main
 from check_day import check_day
 from check_month import check_month
 from conftest import SEP_15, table_rows
@@ -16,10 +17,12 @@ from load_day import load_day, main as load_day_main
 from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.table import orders_table
 from shoptoolkit.table.delta_table import history_frame
+from shoptoolkit.till.new_columns import MODE_ENV
 from test_spark_check import FILLER, in_spark, orders  # noqa: F401 (in_spark: a fixture)
 
 FILE = "landing/orders/2026-09-15.csv"
 HEADER = "order_id,customer_id,amount,ordered_at"
+SEP_16 = dt.date(2026, 9, 16)
 ROWS = ["2059,C11,24.90,2026-09-15T11:47:24",
         "2060,C05,15.40,2026-09-15T15:01:58",
         "2061,C10,19.99,2026-09-15T15:32:30"]
@@ -148,15 +151,37 @@ def test_rescue_keeps_the_tables_columns_and_puts_new_ones_in_rescued_data(septe
     assert check_day(spark, "2026-09-16") == ok and check_day(spark, "2026-09-16", deep=True) == ok
 
 
-def test_a_day_whose_file_gains_the_column_after_its_load_is_changed_and_its_reload_adds_it(september, spark):
+def test_a_day_whose_file_gains_the_column_after_its_load_is_changed_and_its_reload_adds_it(september, spark,
+                                                                                             monkeypatch):
     day_file(SEP_15).write_bytes(with_column("channel", "web", "store", "web"))
     ok, lines = check_month(spark, "2026-09")
     assert not ok and lines[-2].startswith("PROBLEM 2026-09-15: file changed since run 2026-09-16 loaded it")
     assert check_day(spark, "2026-09-16") == (
         False, "PROBLEM 2026-09-15: 3 rows for the file's 3 orders, 3 differing (2059, 2060, 2061); "
                "order 2059: channel null in the table, web in the file")
-    assert load_day(spark, "2026-09-16", on_new_column="add") == "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 130"
+    monkeypatch.setenv(MODE_ENV, "add")  # read when asked, as SHOP_ROOT is
+    assert load_day(spark, "2026-09-16") == "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 130"
     assert check_month(spark, "2026-09") == (True, ["ok 2026-09: all 30 days match their files, 130 orders"])
+
+
+def test_a_later_day_without_the_column_reads_null_and_its_check_says_so(september, spark, capsys):
+    day_file(SEP_15).write_bytes(with_column("channel", "web", "store", "web"))
+    assert backfill_main(["2026-09-16", "2026-09-17", "--on-new-column", "add"]) == 0
+    orders = len(day_file(SEP_16).read_text().splitlines()) - 1
+    ok = f"ok 2026-09-16: {orders} rows for the file's {orders} orders, 0 missing; no channel in the file (null in the table)"
+    assert capsys.readouterr().out.splitlines()[1].startswith(
+        f"2/2 run 2026-09-17 loaded 2026-09-16: {orders} rows, orders_daily has 130; {ok} (")
+    assert {row[-1] for row in table_rows(spark, SEP_16)} == {None}
+    assert check_day(spark, "2026-09-17") == (True, ok) and check_day(spark, "2026-09-17", deep=True) == (True, ok)
+    assert check_day(spark, "2026-09-11") == (True, "ok 2026-09-10: 3 rows for the file's 3 orders, 0 missing; "
+                                                    "no channel in the file (null in the table)")
+    assert check_month(spark, "2026-09") == (True, ["ok 2026-09: all 30 days match their files, 130 orders"])
+
+
+def test_a_setting_that_is_not_one_of_the_three_is_a_usage_error(september, spark, monkeypatch, capsys):
+    monkeypatch.setenv(MODE_ENV, "maybe")
+    assert load_day_main(["2026-09-16"]) == 2
+    assert capsys.readouterr() == ("", "error: SHOP_ON_NEW_COLUMN='maybe' is not one of fail, add, rescue\n")
 
 
 def test_a_big_day_with_a_new_column_is_checked_in_spark_and_compared_there(september, spark, in_spark):
