@@ -120,14 +120,17 @@ def extra_columns(frame) -> list:
 
 def spark_extras_text(frame):
     """text_of an order's extras as a Spark expression over frame's extra columns: `name=value|...` in name
-    order, nulls left out, RESCUED's JSON opened into its pairs (a column of the name first)."""
+    order, nulls left out, RESCUED's JSON opened into its pairs (a column of the name first); '' for none."""
     from pyspark.sql import functions as F
     names = extra_columns(frame)
-    own = F.map_from_arrays(F.array(*(F.lit(name) for name in names if name != RESCUED)),
-                            F.array(*(F.col(name).cast("string") for name in names if name != RESCUED)))
-    rescued = F.from_json(F.col(RESCUED), "map<string,string>") if RESCUED in names else F.create_map()
-    pairs = F.map_filter(F.map_concat(F.map_filter(rescued, lambda key, value: ~F.array_contains(F.map_keys(own), key)),
-                                      own), lambda key, value: value.isNotNull())
+    if not names:
+        return F.lit("")
+    empty = F.create_map().cast("map<string,string>")
+    own = F.map_filter(F.create_map(*(part for name in names if name != RESCUED
+                                      for part in (F.lit(name), F.col(name).cast("string")))).cast("map<string,string>"),
+                       lambda key, value: value.isNotNull())
+    rescued = F.coalesce(F.from_json(F.col(RESCUED), "map<string,string>"), empty) if RESCUED in names else empty
+    pairs = F.map_concat(own, F.map_filter(rescued, lambda key, value: ~F.array_contains(F.map_keys(own), key)))
     return F.array_join(F.array_sort(F.transform(F.map_entries(pairs),
                                                  lambda one: F.concat(one.key, F.lit("="), one.value))), "|")
 
