@@ -12,7 +12,8 @@ import argparse
 import datetime as dt
 
 from delta_session import TABLE, delta_spark, new_table_layout, queries_for
-from shoptoolkit.run_args import ToolkitError, add_new_column, add_root, add_verbose, as_date, day_loaded_by, parse_date, run_main
+from shoptoolkit.run_args import (ToolkitError, add_new_column, add_root, add_verbose, as_date, day_loaded_by,
+                                  parse_date, run_main)
 from shoptoolkit.storage import day_file, shown, table_path
 from shoptoolkit.table import IDS_IN_QUERY, PARTITION_COLUMN, existing_table, lineage, table_after_write
 from shoptoolkit.till import (DayFile, bad_line, checked_day, current, file_facts, line_of, names_new_column,
