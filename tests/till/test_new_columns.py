@@ -18,7 +18,7 @@ from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.table import orders_table
 from shoptoolkit.table.delta_table import history_frame
 from shoptoolkit.till.new_columns import MODE_ENV
-from test_spark_check import FILLER, in_spark, orders  # noqa: F401 (in_spark: a fixture)
+from test_spark_check import FILLER, in_spark, moved, orders  # noqa: F401 (in_spark: a fixture)
 
 FILE = "landing/orders/2026-09-15.csv"
 HEADER = "order_id,customer_id,amount,ordered_at"
@@ -50,8 +50,8 @@ def test_add_adds_the_column_in_the_days_own_commit(september, spark, capsys):
     assert {row[-1] for row in table_rows(spark) if row[4] != SEP_15} == {None}
     metadata = history_frame(spark, 1).first().userMetadata
     assert json.loads(metadata)["columns_added"] == {"channel": "STRING"}
-    assert check_day(spark, "2026-09-16") == (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
-    assert check_day(spark, "2026-09-16", deep=True) == (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
+    ok = (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
+    assert check_day(spark, "2026-09-16") == ok and check_day(spark, "2026-09-16", deep=True) == ok
 
 
 def big(content: bytes, filler_fields: str) -> bytes:
@@ -115,7 +115,7 @@ def test_a_declared_type_the_values_do_not_fit_is_refused_at_its_line(case, path
     content = with_column("discount", *values)
     if path == "spark":
         request.getfixturevalue("in_spark")
-        content, refusal = big(content, ""), refusal.replace(" line ", f" line {FILLER}", 1)
+        content, refusal = big(content, ""), moved(refusal)
     before, schema = table_state(spark), columns(spark)
     day_file(SEP_15).write_bytes(content)
     assert load_day_main([*ADD, "--column-types", declared]) == 1
@@ -167,10 +167,10 @@ def test_a_day_whose_file_gains_the_column_after_its_load_is_changed_and_its_rel
 def test_a_later_day_without_the_column_reads_null_and_its_check_says_so(september, spark, capsys):
     day_file(SEP_15).write_bytes(with_column("channel", "web", "store", "web"))
     assert backfill_main(["2026-09-16", "2026-09-17", "--on-new-column", "add"]) == 0
-    orders = len(day_file(SEP_16).read_text().splitlines()) - 1
-    ok = f"ok 2026-09-16: {orders} rows for the file's {orders} orders, 0 missing; no channel in the file (null in the table)"
+    count = len(day_file(SEP_16).read_text().splitlines()) - 1
+    ok = f"ok 2026-09-16: {count} rows for the file's {count} orders, 0 missing; no channel in the file (null in the table)"
     assert capsys.readouterr().out.splitlines()[1].startswith(
-        f"2/2 run 2026-09-17 loaded 2026-09-16: {orders} rows, orders_daily has 130; {ok} (")
+        f"2/2 run 2026-09-17 loaded 2026-09-16: {count} rows, orders_daily has 130; {ok} (")
     assert {row[-1] for row in table_rows(spark, SEP_16)} == {None}
     assert check_day(spark, "2026-09-17") == (True, ok) and check_day(spark, "2026-09-17", deep=True) == (True, ok)
     assert check_day(spark, "2026-09-11") == (True, "ok 2026-09-10: 3 rows for the file's 3 orders, 0 missing; "
