@@ -23,12 +23,13 @@ from shoptoolkit.engine.expression_mode import small_day_queries
 from shoptoolkit.engine.spark_errors import one_line
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.storage.project_paths import day_file, shown, table_path
-from shoptoolkit.table.delta_table import TABLE, new_table_layout, table_after_write
+from shoptoolkit.table.delta_table import TABLE, existing_table, new_table_layout, table_after_write
 from shoptoolkit.table.load_lineage import lineage_entry
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.day_frames import packed_days
 from shoptoolkit.till.in_python import file_facts, read_day_file
 from shoptoolkit.till.in_spark import big_enough, checked_in_spark, spark_check_bytes
+from shoptoolkit.till.new_columns import checking
 from shoptoolkit.truth.day_truth import DayTruth
 from shoptoolkit.writing.commit_ids import clashes_before, in_several_files, stored_elsewhere, without_clashes
 from shoptoolkit.writing.held_write import held_days, one_job_fits
@@ -69,9 +70,10 @@ def days_predicate(days) -> str:
     return f"{PARTITION_COLUMN} IN ({', '.join(f'DATE{chr(39)}{day}{chr(39)}' for day in days)})"
 
 
-def commit_lineage(loading) -> str:
-    """The commit's user metadata: load_day's lineage for one day, {"days": [...]} for several."""
-    entries = [lineage_entry(run_date, day, found) for run_date, day, found in loading]
+def commit_lineage(loading, absent=lambda columns: []) -> str:
+    """The commit's user metadata: load_day's lineage for one day, {"days": [...]} for several; absent: the
+    table's new columns a file of these columns lacks (new_columns.NewColumns.absent)."""
+    entries = [lineage_entry(run_date, day, found, None, absent(found.columns)) for run_date, day, found in loading]
     return json.dumps(entries[0] if len(entries) == 1 else {"days": entries}, sort_keys=True)
 
 
@@ -85,7 +87,7 @@ def write_days(spark, passed, show=print_now, held=None):
     if held is not None and refused:
         return None  # the held files are deleted; the two-pass way words the clash
     if loading:
-        days, metadata = [day for _, day, _ in loading], commit_lineage(loading)
+        days, metadata = [day for _, day, _ in loading], commit_lineage(loading, checking(existing_table(spark)).absent)
         if held is not None:
             held.commit(metadata)
         else:
