@@ -17,7 +17,9 @@ from load_day import load_day, main as load_day_main
 from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.table import orders_table
 from shoptoolkit.table.delta_table import history_frame
-from shoptoolkit.till.new_columns import MODE_ENV
+from shoptoolkit.row_values import row_hash
+from shoptoolkit.till.in_python import read_day_file
+from shoptoolkit.till.new_columns import MODE_ENV, NewColumns, parse_types, using
 from test_spark_check import FILLER, in_spark, moved, orders  # noqa: F401 (in_spark: a fixture)
 
 FILE = "landing/orders/2026-09-15.csv"
@@ -194,3 +196,24 @@ def test_a_big_day_with_a_new_column_is_checked_in_spark_and_compared_there(sept
     assert check_day(spark, "2026-09-16") == (
         False, f"PROBLEM 2026-09-15: {FILLER + 3} rows for the file's {FILLER + 3} orders, 1 differing (2061); "
                f"order 2061: channel web in the table, null in the file")
+
+
+def test_the_declaration_reads_as_auto_loaders_schema_hints():
+    assert parse_types("channel STRING, discount decimal(10, 2),opened DATE, visits INTEGER, ok BOOLEAN") == {
+        "channel": "STRING", "discount": "DECIMAL(10,2)", "opened": "DATE", "visits": "INT", "ok": "BOOLEAN"}
+    assert parse_types("") == {}
+    with pytest.raises(ValueError, match="^'discount MONEY' is not a column and its type like"):
+        parse_types("channel STRING, discount MONEY")
+
+
+def test_a_new_columns_values_are_typed_as_the_table_holds_them_in_python(days):
+    """No Spark: the Python path's check of a file with new columns, and its orders' values."""
+    day_file(SEP_15).write_bytes(with_column("discount,member,note", "1.5,true,a", ",,", "0.25,FALSE,"))
+    with using(NewColumns("add", {"discount": "DECIMAL(10,2)", "member": "BOOLEAN"})):
+        found = read_day_file(SEP_15)
+    assert found.types == {"discount": "DECIMAL(10,2)", "member": "BOOLEAN", "note": "STRING"}
+    assert [found.values[order_id][3] for order_id in (2059, 2060, 2061)] == [
+        (("discount", Decimal("1.50")), ("member", True), ("note", "a")), (),
+        (("discount", Decimal("0.25")), ("member", False))]
+    plain = ("C11", Decimal("24.90"), 1789472844000000)
+    assert row_hash(2059, (*plain, ())) == row_hash(2059, plain)  # a day without new columns keeps its digest
