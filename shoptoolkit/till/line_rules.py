@@ -93,8 +93,8 @@ def refuse_new_column(path, raw: str, name: str, setting, names: list) -> None:
     """A column the till's file adds, which the setting takes: refused when Delta could not hold it
     as a column of its own (a space at a name's ends, a character beyond letters, digits and _, a name
     that is a table column's or another of names's in another case, or one the table keeps for itself)."""
-    others = [one for one in names if one != name]
-    taken = {one.lower(): one for one in (*COLUMNS, PARTITION_COLUMN, RESCUED, *setting.table, *others)}
+    own = (*COLUMNS, PARTITION_COLUMN, RESCUED, *setting.table)
+    taken = {one.lower(): one for one in (*(one for one in names if one != name), *own)}
     if raw != name:
         problem = f"column name {raw!r} has a space at its ends"
     elif not NAME.fullmatch(name):
@@ -103,7 +103,7 @@ def refuse_new_column(path, raw: str, name: str, setting, names: list) -> None:
         problem = f"column {name} is a name the table keeps for itself"
     elif name.lower() in taken and taken[name.lower()] != name:
         other = taken[name.lower()]
-        problem = (f"column {name} differs from the {'file' if other in others else 'table'}'s column {other} "
+        problem = (f"column {name} differs from the {'table' if other in own else 'file'}'s column {other} "
                    f"only in case (Delta's column names are case-insensitive)")
     else:
         return
