@@ -33,7 +33,7 @@ def reordered() -> bytes:
 REJECTED = {
     "empty file (0 bytes)": (b"", f"{FILE}: empty file (0 bytes), expected the header {HEADER} at least"),
     "extra column": (text(HEADER + ",note", *(row + ",x" for row in ROWS)),
-                     f"{FILE} line 1: unexpected column note {EXPECTED[:-1]}; --on-new-column add or rescue "
+                     f"{FILE} line 1: unexpected column note {EXPECTED}; --on-new-column add or rescue "
                      f"(or SHOP_ON_NEW_COLUMN) would load it"),
     "missing column": (text("order_id,amount,ordered_at", "2059,24.90,2026-09-15T11:47:24"),
                        f"{FILE} line 1: missing column customer_id {EXPECTED}"),
