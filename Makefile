@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 # requirements/uv.txt's uv, installed into .venv with pip, installs everything else there.
 INSTALL := $(VENV)/bin/uv pip install -q --python $(PY)
 
-.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 pipeline test soak soak-s3 mutants bench bench-parallel bench-dag
+.PHONY: setup airflow-setup databricks-setup test-setup run run-s3 run-gcs pipeline test soak soak-s3 mutants bench bench-parallel bench-dag \
+	bench-peers
 setup: $(VENV)/.installed
 
 # requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
@@ -27,6 +28,11 @@ run: setup
 # same lines and calendar as make run (docs/object_storage.md). moto comes with the tests' packages.
 run-s3: test-setup
 	$(PY) tests/support/local_s3.py
+
+# The same September on a bucket of a local Google Cloud Storage server (fake-gcs-server, built by test-setup,
+# on 127.0.0.1), stopped at the end: the same lines and calendar as make run (docs/object_storage.md).
+run-gcs: test-setup
+	$(PY) tests/support/local_gcs.py
 
 # The same month as a Spark Declarative Pipeline (docs/pipelines.md): an incremental run, then its check.
 pipeline: setup
@@ -50,12 +56,18 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 	touch $@
 
 # pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first); moto's S3
-# server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket.
+# server and the S3 connector (shoptoolkit/storage/s3_connector.py) for the tests on a bucket; Google's Cloud
+# Storage connector (shoptoolkit/storage/gcs_connector.py, one JAR, 38.6 MiB) and fake-gcs-server,
+# a local Google Cloud Storage server, built from source with Go (`go` on PATH, or /usr/local/go/bin/go) once
+# into .venv/share/shop-toolkit/ (48 MiB; 95 s on a new machine, seconds from Go's own caches; tests/support/local_gcs.py),
+# for the tests on gs://.
 test-setup: $(VENV)/.test-installed
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 	$(INSTALL) -r requirements/test.txt
 	$(PY) -m shoptoolkit.storage.s3_connector
+	$(PY) -m shoptoolkit.storage.gcs_connector
+	$(PY) tests/support/local_gcs.py --build
 	touch $@
 
 # Includes the Airflow tests (pytest -m "not airflow" leaves them out), the Databricks bundle's and
@@ -83,7 +95,8 @@ mutants: test-setup
 
 # The figures of docs/benchmarks.md (about 100 minutes on 2 cores; each script says how to
 # run a part). The reference lines need delta-rs (requirements/bench.txt); the toolkit does not.
-# After test-setup: bench_cluster.py starts tests/support/standalone.py's cluster, bench_s3.py tests/support/local_s3.py's S3 server.
+# After test-setup: bench_cluster.py starts tests/support/standalone.py's cluster, bench_buckets.py
+# tests/support/local_s3.py's and local_gcs.py's servers.
 bench: test-setup
 	$(INSTALL) -r requirements/bench.txt
 	$(PY) bench/bench_commits.py
@@ -96,7 +109,7 @@ bench: test-setup
 	$(PY) bench/bench_jit.py
 	$(PY) bench/bench_upkeep.py
 	$(PY) bench/bench_cluster.py
-	$(PY) bench/bench_s3.py
+	$(PY) bench/bench_buckets.py
 	$(PY) bench/bench_s3_requests.py
 
 bench-parallel: setup
@@ -106,3 +119,21 @@ bench-parallel: setup
 # (docs/airflow.md; about 5 minutes). It borrows the end-to-end test's helpers, so it needs pytest too.
 bench-dag: test-setup
 	$(PY) bench/bench_dag.py
+
+# The toolkit beside Spark with pandera, Great Expectations and DQX on the million-order day
+# (bench/bench_peers.py, docs/benchmarks.md; about 4 minutes, and the venv's first build). The peers live in a
+# venv of their own, .venv-peers, from Python 3.11, with the toolkit's pins and its Java classes, built as setup
+# builds them (class_archive's first Spark start fetches Delta's JARs, which log_store compiles against).
+PEERS_PYTHON ?= python3.11
+PEERS_VENV := .venv-peers
+PEERS_PY := $(PEERS_VENV)/bin/python
+bench-peers: $(PEERS_VENV)/.installed
+	$(PEERS_PY) bench/bench_peers.py
+
+$(PEERS_VENV)/.installed: requirements.txt requirements/peers.txt requirements/uv.txt
+	$(PEERS_PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_PY) -m pip install -q -r requirements/uv.txt
+	$(PEERS_VENV)/bin/uv pip install -q --python $(PEERS_PY) -r requirements.txt -r requirements/peers.txt
+	$(PEERS_PY) -m shoptoolkit.engine.class_archive
+	$(PEERS_PY) -m shoptoolkit.engine.log_store
+	touch $@

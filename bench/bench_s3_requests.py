@@ -4,7 +4,7 @@ Python through pyarrow, or the JVM's S3A) and what for, counted by a proxy in fr
     python bench/bench_s3_requests.py            # 10 runs, a commit a run, about a minute; then the checks
     python bench/bench_s3_requests.py --runs 30
 
-The server is moto's on a loopback port (tests/support/local_s3.py) and the proxy is test_s3_lake.py's, which notes
+The server is moto's on a loopback port (tests/support/local_s3.py) and the proxy is tests/support/relay.py's, which notes
 each request; a request's User-Agent says whose it is. The proxy adds its own wait to each request, so the
 backfill's time here is not the bucket's (bench_s3.py measures that): the counts are the figure.
 """
@@ -44,7 +44,7 @@ def what(method: str, target: str) -> str:
 def noting(note):
     """The proxy's request handler that calls note(whose, what) for each request before passing it on: whose
     from its User-Agent (Hadoop's S3A in the JVM, or the toolkit's Python through pyarrow)."""
-    from test_s3_lake import Forward
+    from relay import Forward
 
     class Noted(Forward):
         def forward(self):
@@ -61,7 +61,7 @@ def counted(runs: int) -> tuple:
     backfill of runs runs on a new prefix, then of check_day.py of its last day (from the load's record)
     and check_month.py of September, each a process of its own."""
     from local_s3 import LocalS3
-    from test_s3_lake import Proxy
+    from relay import Proxy
 
     with LocalS3() as s3, tempfile.TemporaryDirectory() as folder:
         env = s3.env(f"requests-{time.time_ns()}")

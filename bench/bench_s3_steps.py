@@ -5,7 +5,7 @@ session), in this process, each toolkit function it calls and each request in th
     python bench/bench_s3_steps.py --runs 9     # the ninth: Delta's replay of the log grows until each tenth
 
 bench_s3_requests.py counts a backfill's requests by kind; this says where in the code each comes from.
-The server is moto's (tests/support/local_s3.py) behind test_s3_lake.py's proxy, which notes each request
+The server is moto's (tests/support/local_s3.py) behind tests/support/relay.py's proxy, which notes each request
 with whose it is (the User-Agent: the toolkit's Python through pyarrow, or the JVM's S3A); the calls are
 the toolkit's own Python functions (sys.setprofile), so a JVM request shows under the call that asked Spark.
 """
@@ -50,7 +50,7 @@ class Steps:
 def one_run(runs: int, depth: int) -> Steps:
     from bench_s3_requests import noting
     from local_s3 import LocalS3
-    from test_s3_lake import Proxy
+    from relay import Proxy
     steps = Steps(depth)
 
     with LocalS3() as s3, tempfile.TemporaryDirectory() as folder:

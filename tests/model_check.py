@@ -6,6 +6,7 @@ toolkit and against a model in plain Python that knows what each must do (tests/
     python tests/model_check.py --history '{"seed": 11, "first": ..., "ops": [...]}'   # a printed replay
     python tests/model_check.py --suite --first     # the suite's seeds and written histories (model/fixed.py)
     python tests/model_check.py --soak 600 --local-s3    # on a bucket of a local S3 server (make soak-s3)
+    python tests/model_check.py --seed 7275 --local-gcs  # on a bucket of a local GCS server (fake-gcs-server)
     python tests/model_check.py --seed 11 --on s3a://BUCKET/PREFIX    # on your bucket (AWS_ settings as for the scripts)
 
 A history is a few days of September 2026: the till writes (now and then a big file, which takes the
@@ -94,6 +95,8 @@ def parse_args(argv):
                         "PREFIX, the AWS_ settings as for the scripts) instead of local folders")
     parser.add_argument("--local-s3", action="store_true",
                         help="run them on a local S3 server (tests/support/local_s3.py's), started for the run and stopped after")
+    parser.add_argument("--local-gcs", action="store_true",
+                        help="run them on a local GCS server (tests/support/local_gcs.py's), started and stopped so")
     parser.add_argument("--shrink", type=float, default=SHRINK_SECONDS, metavar="SECONDS",
                         help=f"shorten a divergent history for at most SECONDS (default {SHRINK_SECONDS}; 0: not at all)")
     args = parser.parse_args(argv)
@@ -112,14 +115,17 @@ def chosen(args) -> list:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if not args.local_s3:
+    if not (args.local_s3 or args.local_gcs):
         return run(args)
+    from local_gcs import LocalGcs
     from local_s3 import LocalS3
-    with LocalS3() as s3:  # stopped on the way out, whatever the run's end
-        env = s3.env(f"model-{time.time_ns()}")
-        os.environ.update({key: value for key, value in env.items() if key.startswith("AWS_")})
+    name, server = ("S3", LocalS3()) if args.local_s3 else ("GCS", LocalGcs())
+    with server:  # stopped on the way out, whatever the run's end
+        env = server.env(f"model-{time.time_ns()}")
+        os.environ.update({key: value for key, value in env.items()  # where its clients find it
+                           if key.startswith("AWS_") or key == "STORAGE_EMULATOR_HOST"})
         args.on = env["SHOP_ROOT"]
-        print(f"a local S3 server on {s3.url}; the histories below {args.on}", flush=True)
+        print(f"a local {name} server on {server.url}; the histories below {args.on}", flush=True)
         return run(args)
 
 

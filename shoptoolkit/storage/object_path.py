@@ -183,7 +183,11 @@ class ObjectPath:
             self._fs().delete_file(self.store.path(self.key))
 
     def remove_tree(self) -> None:
-        """Delete every object below, then the prefix itself (shutil.rmtree's work on a store)."""
+        """Delete every object below, then the prefix's own marker if the store keeps one (shutil.rmtree's work
+        on a store): on GCS no prefix is left once its objects are gone, and deleting it again is an error."""
+        from pyarrow.fs import FileType
+        fs, prefix = self._fs(), self.store.path(self.key)
         with told(str(self)):
-            self._fs().delete_dir_contents(self.store.path(self.key))
-            self._fs().delete_dir(self.store.path(self.key))
+            fs.delete_dir_contents(prefix)
+            if fs.get_file_info(prefix).type != FileType.NotFound:
+                fs.delete_dir(prefix)

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 class StoreParts:
     """One store's parts: its scheme, its Spark connector (a function giving (JARs, settings), None when
     the toolkit does not bring one), and its writers-at-once check (a function of the session and a
-    folder: whether a second put-if-absent of one key is refused; None when there is none), and why a
-    root on it is refused ('' when it is not)."""
+    folder: whether a second put-if-absent of one key is refused; None when there is none) and that put in
+    the store's words, and why a root on it is refused ('' when it is not)."""
     scheme: str
     name: str
     connector: object = None
     refuses_second_put: object = None
+    second_put: str = ""
     refused: str = ""
 
     def spark(self) -> tuple:
@@ -42,9 +43,20 @@ def s3a_probe(spark, folder: str) -> bool:
     return conditional_put_refused(spark, folder)
 
 
+def gs_connector() -> tuple:
+    from shoptoolkit.storage.gcs_connector import connector_jars, gs_settings
+    return connector_jars(), gs_settings()
+
+
+def gs_probe(spark, folder: str) -> bool:
+    from shoptoolkit.storage.gcs_connector import second_create_refused
+    return second_create_refused(spark, folder)
+
+
 STORES = {
-    "s3a": StoreParts("s3a", "S3", s3a_connector, s3a_probe),
-    "gs": StoreParts("gs", "Google Cloud Storage"),
+    "s3a": StoreParts("s3a", "S3", s3a_connector, s3a_probe, "a second put of one key (If-None-Match)"),
+    "gs": StoreParts("gs", "Google Cloud Storage", gs_connector, gs_probe,
+                     "a second create of one object (ifGenerationMatch=0)"),
     "abfss": StoreParts("abfss", "Azure Data Lake Storage",
                         refused="abfss:// is not supported yet: it cannot be tested without Azure"),
 }

@@ -27,7 +27,6 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlparse
 
-from shoptoolkit.errors import ToolkitError
 from shoptoolkit.places import SHARE
 
 MAVEN = "https://repo1.maven.org/maven2"
@@ -76,17 +75,18 @@ def connector_jars(fetch: bool = True) -> list:
     return [str(jar) for jar in jars]
 
 
-def fetched(url: str, jar: Path) -> None:
-    """Download url to jar, whole or not at all, after its bytes match Maven's SHA-1."""
+def fetched(url: str, jar: Path, what: str = "the S3 connector") -> None:
+    """Download url to jar, whole or not at all, after its bytes match Maven's SHA-1 (what: the words for
+    the connector in an error)."""
     try:
         with urllib.request.urlopen(url, timeout=60) as answer:
             body = answer.read()
         with urllib.request.urlopen(url + ".sha1", timeout=60) as answer:
             expected = answer.read().decode().split()[0]
     except OSError as error:
-        raise SystemExit(f"cannot fetch the S3 connector from Maven Central ({url}): {error}")
+        raise SystemExit(f"cannot fetch {what} from Maven Central ({url}): {error}")
     if hashlib.sha1(body).hexdigest() != expected:
-        raise SystemExit(f"the S3 connector's {url} does not match its SHA-1 on Maven Central")
+        raise SystemExit(f"{what}'s {url} does not match its SHA-1 on Maven Central")
     partial = jar.with_suffix(".partial")
     partial.write_bytes(body)
     os.replace(partial, jar)
@@ -114,9 +114,6 @@ def s3a_settings(env=os.environ) -> dict:
 
 def conditional_put_refused(spark, folder: str) -> bool:
     """Put a new key below folder twice, each only if absent, through the session's S3A: was the second refused?"""
-    if not hasattr(spark, "_jvm"):
-        raise ToolkitError("writers at once on s3a:// need a classic Spark session: the store is probed "
-                           "through its JVM (a Spark Connect client has none)")
     from py4j.protocol import Py4JJavaError
     jvm = spark._jvm
     path = jvm.org.apache.hadoop.fs.Path(f"{folder}/{uuid.uuid4()}")
@@ -133,17 +130,23 @@ def conditional_put_refused(spark, folder: str) -> bool:
     finally:
         store.delete(path, False)
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def fetch_command(argv, doc: str, jars_of, folder: Path, what: str, module: str) -> int:
+    """A connector module's command line: fetch its JARs (jars_of(fetch)) into folder and say how many and
+    how big, or with --status only say where they are. what: its name in a line; module: its module."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--status", action="store_true", help="say where the connector is, fetch nothing")
     args = parser.parse_args(argv)
-    jars = connector_jars(fetch=not args.status)
+    jars = jars_of(fetch=not args.status)
     if not jars:
-        print("no S3 connector yet: python -m shoptoolkit.storage.s3_connector")
+        print(f"no {what} yet: python -m {module}")
         return 0
     size = sum(Path(jar).stat().st_size for jar in jars)
-    print(f"S3 connector: {len(jars)} JARs, {size / 2**20:.1f} MiB in {connector_dir()}")
+    print(f"{what}: {len(jars)} JAR{'s' if len(jars) > 1 else ''}, {size / 2**20:.1f} MiB in {folder}")
     return 0
+
+
+def main(argv=None) -> int:
+    return fetch_command(argv, __doc__, connector_jars, connector_dir(), "S3 connector", "shoptoolkit.storage.s3_connector")
 
 
 if __name__ == "__main__" and "__file__" in globals():

@@ -10,7 +10,9 @@ S3 (s3a://BUCKET/KEY) reads its settings as AWS's own tools do: credentials from
 (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; AWS_PROFILE and ~/.aws/; an instance role);
 an S3-compatible server from AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL (addressed path-style); the region
 from AWS_REGION, else AWS_DEFAULT_REGION (us-east-1 with an endpoint; else the bucket's own). Google Cloud
-Storage (gs://BUCKET/KEY) uses Google's application default credentials. pyarrow.fs speaks both without
+Storage (gs://BUCKET/KEY) reads what Google's own clients read: a local server (an emulator) from
+STORAGE_EMULATOR_HOST (http://HOST:PORT, asked without credentials), else Google's application default
+credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud's login, the metadata server). pyarrow.fs speaks both without
 a JVM: failed_day.py and a Spark Connect client have none. Azure's abfss:// is refused before it gets
 here (parts.py): untested, and pyarrow's Azure client aborts the process (an uncaught C++ exception)
 when it finds no credential.
@@ -28,7 +30,7 @@ from shoptoolkit.errors import ToolkitError
 # What each store reads from the environment: a change of any makes a new FileSystem (a test's server).
 SETTINGS = {"s3a": ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE",
                     "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
-            "gs": ("GOOGLE_APPLICATION_CREDENTIALS",)}
+            "gs": ("STORAGE_EMULATOR_HOST", "GOOGLE_APPLICATION_CREDENTIALS")}
 SECRETS = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")  # masked in any line shown
 CREDENTIALS = {"s3a": "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)",
                "gs": "GOOGLE_APPLICATION_CREDENTIALS (or gcloud auth application-default login)"}
@@ -36,11 +38,13 @@ ACCESS = re.compile(r"ACCESS_DENIED|INVALID_ACCESS_KEY_ID|SIGNATURE_DOES_NOT_MAT
                     r"UNAUTHENTICATED|OAuth2 access token|Forbidden")
 SILENCE = re.compile(r"NETWORK_CONNECTION|curlCode|connect to server|resolve host|UNAVAILABLE|timed out|"
                      r"Connection refused|Unable to execute HTTP request", re.I)
-# S3A's words, in a Java error's trace, for a store that refused who asked, has no such bucket, did not answer.
+# S3A's and the GCS connector's words, in a Java error's trace, for a store that refused who asked, has no
+# such bucket, did not answer (the GCS connector's upload to a server that went away mid-request: its Java
+# HTTP client's "Unexpected end of file from server").
 JAVA_TROUBLE = {"ACCESS_DENIED": re.compile(r"AccessDeniedException|403 Forbidden"),
                 "NO_SUCH_BUCKET": re.compile(r"NoSuchBucket"),
                 "UNAVAILABLE": re.compile(r"Connection refused|Unable to execute HTTP request|ConnectTimeoutException|"
-                                          r"UnknownHostException")}
+                                          r"UnknownHostException|Unexpected end of file from server")}
 STORE_URI = re.compile(r"\b(s3a|gs)://[^\s:,;'\"]+")
 NO_BUCKET = re.compile(r"NO_SUCH_BUCKET|bucket does not exist")
 # How long GCS retries a failing request: its client's default is many minutes, a hang before any line.
@@ -98,8 +102,19 @@ def new_filesystem(store: Store):
         raise Unreached(f"a root on {store.scheme}:// needs pyarrow: "
                         f"pip install -r requirements/connect.txt") from None
     if store.scheme == "gs":
-        return fs.GcsFileSystem(retry_time_limit=GCS_RETRIES)
+        return gcs_filesystem(fs)
     return s3_filesystem(fs, store.root)
+
+
+def gcs_filesystem(fs):
+    """A GcsFileSystem on STORAGE_EMULATOR_HOST's server without credentials when it is set, else on
+    Google's with its default credentials."""
+    emulator = os.environ.get("STORAGE_EMULATOR_HOST")
+    if not emulator:
+        return fs.GcsFileSystem(retry_time_limit=GCS_RETRIES)
+    url = urlparse(emulator if "://" in emulator else f"http://{emulator}")
+    return fs.GcsFileSystem(anonymous=True, scheme=url.scheme, endpoint_override=url.netloc,
+                            retry_time_limit=GCS_RETRIES)
 
 
 def s3_filesystem(fs, bucket: str):
@@ -120,14 +135,15 @@ def setting(*names) -> tuple:
 
 @contextmanager
 def told(what: str):
-    """Inside, a store's error (pyarrow's plain OSError: a missing bucket, bad credentials, no answer) is a
-    ToolkitError `cannot reach WHAT: ...`; a missing file stays FileNotFoundError, as pathlib raises it."""
+    """Inside, a store's error (pyarrow's plain OSError: a missing bucket, bad credentials, no answer; its
+    PermissionError: GCS's refusal of who asked) is a ToolkitError `cannot reach WHAT: ...`; a missing file
+    stays FileNotFoundError, as pathlib raises it."""
     try:
         yield
     except Unreached as error:
         raise ToolkitError(f"cannot reach {what}: {error}") from None
     except OSError as error:
-        if type(error) is not OSError:
+        if type(error) not in (OSError, PermissionError):
             raise
         raise ToolkitError(f"cannot reach {what}: {reason(what, str(error))}") from None
 
@@ -166,7 +182,8 @@ def bucket_missing(store: Store) -> str:
 def endpoint_shown(store: Store) -> str:
     """Where the store's requests go: an S3-compatible server's URL (no user or password), else the cloud's."""
     if store.scheme == "gs":
-        return "https://storage.googleapis.com/"
+        emulator = os.environ.get("STORAGE_EMULATOR_HOST")
+        return f"{emulator.rstrip('/')}/ (STORAGE_EMULATOR_HOST)" if emulator else "https://storage.googleapis.com/"
     endpoint, name = setting("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
     if not endpoint:
         return "AWS S3 (AWS_REGION " + (setting("AWS_REGION", "AWS_DEFAULT_REGION")[0] or "not set") + ")"

@@ -174,7 +174,8 @@ def test_the_readme_and_each_benchmark_stay_within_250_lines(path):
 # the tests import by name in support/; at the top only conftest.py and the model check's own files.
 TESTS = ROOT / "tests"
 TEST_FOLDERS = {"till", "storage", "engine", "table", "truth", "writing", "course", "oracle", "end_to_end"}
-HELPERS = {"bundle", "course_month", "fingerprint", "holding", "local_s3", "record_logs", "script_server", "standalone"}
+HELPERS = {"bundle", "course_month", "fingerprint", "holding", "local_gcs", "local_s3", "record_logs", "relay",
+           "script_server", "standalone"}
 
 
 def importable_by_name() -> dict:

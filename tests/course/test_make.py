@@ -1,5 +1,5 @@
 """The Makefile's ways in, run in a copy of the checkout as git holds it: `make run` prints what the
-README's front door shows, `make run-s3` the same on a local S3 server, `make bench`'s scripts start. (`make pipeline`'s two commands are the
+README's front door shows, `make run-s3` and `make run-gcs` the same on a local S3 and GCS server, `make bench`'s scripts start. (`make pipeline`'s two commands are the
 pipeline story's first run and check, in tests/end_to_end/test_pipeline.py: a second pipeline run here could meet
 another test's on spark-pipelines' fixed local Connect port, 15002.)
 
@@ -62,15 +62,18 @@ def test_make_run_ends_as_the_readme_shows(tmp_path):
     assert (folder / "lake" / "orders_daily" / "_delta_log").is_dir()
 
 
-def test_make_run_s3_ends_as_make_run_does_on_a_local_s3_server(tmp_path):
-    """make run-s3 (tests/support/local_s3.py): September on s3a://shop/course of moto's server on a loopback port,
-    started and stopped by the command, with make run's closing lines and calendar."""
+@pytest.mark.parametrize("target, server, root", [("run-s3", "S3", "s3a://shop/course"),
+                                                  ("run-gcs", "GCS", "gs://shop/course")])
+def test_make_run_on_a_local_store_ends_as_make_run_does(target, server, root, tmp_path):
+    """make run-s3 (tests/support/local_s3.py, moto's server) and make run-gcs (tests/support/local_gcs.py,
+    fake-gcs-server): September on a bucket of a server on a loopback port, started and stopped by the
+    command, with make run's closing lines and calendar."""
     folder = checkout_copy(tmp_path / "clone")
-    done = make(folder, "run-s3")
+    done = make(folder, target)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     lines = done.stdout.splitlines()
-    assert lines[0] == ".venv/bin/python tests/support/local_s3.py"
-    assert re.fullmatch(r"a local S3 server on http://127\.0\.0\.1:\d+; SHOP_ROOT=s3a://shop/course", lines[1])
+    assert lines[0] == f".venv/bin/python tests/support/local_{server.lower()}.py"
+    assert re.fullmatch(rf"a local {server} server on http://127\.0\.0\.1:\d+; SHOP_ROOT={root}", lines[1])
     assert lines[2:4] == ["$ python make_days.py",
                           "wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"]
     expected = front_door_output()
@@ -87,7 +90,7 @@ def test_make_bench_runs_the_bench_scripts_and_each_starts(tmp_path):
     assert scripts == ["bench/bench_commits.py", "bench/bench_backfill.py", "bench/bench_warm.py",
                        "bench/bench_scale.py", "bench/bench_engine.py", "bench/bench_cold_day.py",
                        "bench/bench_refused.py", "bench/bench_jit.py", "bench/bench_upkeep.py", "bench/bench_cluster.py",
-                       "bench/bench_s3.py", "bench/bench_s3_requests.py"]
+                       "bench/bench_buckets.py", "bench/bench_s3_requests.py"]
     for script in sorted(path.name for path in (folder / "bench").glob("bench_*.py")):
         done = subprocess.run([sys.executable, f"bench/{script}", "--help"], cwd=folder, capture_output=True,
                               text=True, timeout=120)

@@ -36,19 +36,21 @@ def test_a_random_history_leaves_the_table_as_the_model_says(spark, seed, tmp_pa
     assert figures.divergences == 0 and figures.operations == len(generate(seed)["ops"])
 
 
-def test_a_seed_with_writers_at_once_and_a_kill_runs_on_a_bucket_as_on_a_folder():
+@pytest.mark.parametrize("server, scheme", [("S3", "s3a"), ("GCS", "gs")])
+def test_a_seed_with_writers_at_once_and_a_kill_runs_on_a_bucket_as_on_a_folder(server, scheme):
     """Seed 7275 (17 operations: two writers held together, a restore and a backfill SIGKILLed at 11-12 s, another
-    client's writes) in a process of its own on a local S3 server (--local-s3: moto's, on a loopback port,
-    stopped at the end), its commits through the toolkit's conditional-put log store. Where the kills land
-    is the machine's timing (inside a write, or after the run's end, in the runs measured), and so is what
-    the table holds when the two writers start (both held together, or one refused first): the model
-    follows each way, and the figures line says which it was."""
+    client's writes) in a process of its own on a local server (--local-s3: moto's; --local-gcs:
+    fake-gcs-server; each on a loopback port, stopped at the end), its commits through the toolkit's
+    conditional-put log store on S3 and Delta's GCSLogStore on GCS. Where the kills land is the machine's
+    timing (inside a write, or after the run's end, in the runs measured), and so is what the table holds
+    when the two writers start (both held together, or one refused first): the model follows each way, and
+    the figures line says which it was."""
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "model_check.py"), "--seed", str(BUCKET_SEED),
-                           "--local-s3", "--shrink", "0"], capture_output=True, text=True, timeout=540)
+                           f"--local-{server.lower()}", "--shrink", "0"], capture_output=True, text=True, timeout=540)
     lines = done.stdout.splitlines()
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
-    assert re.fullmatch(r"a local S3 server on http://127\.0\.0\.1:\d+; the histories below s3a://shop/model-\d+",
-                        lines[0]), lines
+    assert re.fullmatch(rf"a local {server} server on http://127\.0\.0\.1:\d+; the histories below "
+                        rf"{scheme}://shop/model-\d+", lines[0]), lines
     assert re.fullmatch(rf"seed {BUCKET_SEED}: ok, 17 operations \(\d+\.\d s\)", lines[1]), lines
     assert re.fullmatch(r"1 histories, 17 operations, [0-2] kills \(.*\), [01] overlapping writer pairs, "
                         r"\d+ writes of another client, .* 0 divergences; .*", lines[2]), lines

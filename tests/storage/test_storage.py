@@ -83,13 +83,19 @@ def september(root) -> dict:
         return {path.name: path.read_bytes() for path in landing_dir().iterdir()}
 
 
-def test_make_days_writes_the_same_bytes_to_a_bucket_as_to_a_folder(s3, s3_server, tmp_path, capsys):
-    local, remote = september(tmp_path / "local"), september(s3)
+def make_days_writes_a_folder_s_bytes(root: str, listed, tmp_path, capsys) -> None:
+    """make_days below root (a bucket's prefix) writes what it writes below a folder; listed(root, below):
+    the names the store itself lists below root/below."""
+    local, remote = september(tmp_path / "local"), september(root)
     assert remote == local and len(local) == 30
-    assert keys(s3_server, s3, "landing/orders/") == sorted(local)
-    assert make_days_main(["--root", s3]) == 0
+    assert listed(root, "landing/orders/") == sorted(local)
+    assert make_days_main(["--root", root]) == 0
     assert capsys.readouterr().out == "wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders\n"
-    assert str(day_file(SEP_15)) == f"{s3}/landing/orders/2026-09-15.csv"  # what Spark is given
+    assert str(day_file(SEP_15)) == f"{root}/landing/orders/2026-09-15.csv"  # what Spark is given
+
+
+def test_make_days_writes_the_same_bytes_to_a_bucket_as_to_a_folder(s3, s3_server, tmp_path, capsys):
+    make_days_writes_a_folder_s_bytes(s3, lambda root, below: keys(s3_server, root, below), tmp_path, capsys)
 
 
 def test_a_day_file_in_a_bucket_reads_as_its_local_copy(s3, tmp_path):
@@ -112,16 +118,21 @@ def test_a_day_file_in_a_bucket_reads_as_its_local_copy(s3, tmp_path):
     assert local[7] == "landing/orders/2026-09-15.csv" and local[8] is False
 
 
+def failed_day_lines(root) -> list:
+    """failed_day's lines for three runs below root, its September made, 2026-09-20's file gone and
+    2026-09-15's spoiled."""
+    september(root)
+    with root_at(root):
+        day_file(SEP_20).unlink()
+        day_file(SEP_15).write_text("order_id,customer_id,amount,ordered_at\n7,C1,1.00,2026-09-15T25:00:00\n")
+        return [failed_day_line(run) for run in ("2026-09-16", "2026-09-20", "2026-09-21")]
+
+
 def test_failed_day_says_the_same_line_of_a_bucket_as_of_a_folder(s3, tmp_path):
-    lines = {}
-    for root in (tmp_path / "local", s3):
-        september(root)
-        with root_at(root):
-            day_file(SEP_20).unlink()
-            day_file(SEP_15).write_text("order_id,customer_id,amount,ordered_at\n7,C1,1.00,2026-09-15T25:00:00\n")
-            lines[str(root)] = [failed_day_line(run) for run in ("2026-09-16", "2026-09-20", "2026-09-21")]
-    local, remote = lines.values()
-    assert remote == local == [
+    assert failed_day_lines(s3) == failed_day_lines(tmp_path / "local") == FAILED_LINES
+
+
+FAILED_LINES = [
         "FAILED run 2026-09-16: day 2026-09-15 is not loaded and checked; bad file (landing/orders/2026-09-15.csv "
         "line 2: ordered_at '2026-09-15T25:00:00' is not a timestamp like 2026-09-15T20:30:00)",
         "FAILED run 2026-09-20: day 2026-09-19 is not loaded and checked; landing/orders/2026-09-19.csv reads fine "
@@ -216,24 +227,35 @@ def closed_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_a_missing_bucket_is_one_line_naming_the_root(s3, monkeypatch, capsys):
-    monkeypatch.setenv("SHOP_ROOT", "s3a://nobucket/course")
+def a_missing_bucket_is_one_line(scheme: str, monkeypatch, capsys) -> None:
+    """failed_day.py and make_days.py --root of scheme://nobucket/course say so in one line each."""
+    monkeypatch.setenv("SHOP_ROOT", f"{scheme}://nobucket/course")
     assert failed_day_main(["2026-09-21"]) == 1
-    assert capsys.readouterr().err == "error: cannot reach s3a://nobucket/course: the bucket nobucket does not exist\n"
+    assert capsys.readouterr().err == f"error: cannot reach {scheme}://nobucket/course: the bucket nobucket does not exist\n"
     with pytest.raises(SystemExit) as usage:
-        make_days_main(["--root", "s3a://nobucket/course"])
+        make_days_main(["--root", f"{scheme}://nobucket/course"])
     assert usage.value.code == 2 and capsys.readouterr().err.splitlines()[-1].endswith(
-        " error: argument --root: cannot reach s3a://nobucket/course: the bucket nobucket does not exist")
+        f" error: argument --root: cannot reach {scheme}://nobucket/course: the bucket nobucket does not exist")
+
+
+def test_a_missing_bucket_is_one_line_naming_the_root(s3, monkeypatch, capsys):
+    a_missing_bucket_is_one_line("s3a", monkeypatch, capsys)
+
+
+def a_silent_server_is_one_line(scheme: str, variable: str, port: int, monkeypatch) -> None:
+    """A day file's look below scheme://shop/course, the server named in variable on a port nothing answers,
+    says so in one line naming the server and the variable."""
+    monkeypatch.setenv(variable, f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("SHOP_ROOT", f"{scheme}://shop/course")
+    with pytest.raises(ToolkitError) as refused:
+        day_file(SEP_15).exists()
+    assert str(refused.value) == (f"cannot reach {scheme}://shop/course: no answer from http://127.0.0.1:{port}/ "
+                                  f"({variable})")
 
 
 def test_a_server_that_does_not_answer_is_one_line_naming_it(s3, monkeypatch):
     port = closed_port()
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
-    monkeypatch.setenv("SHOP_ROOT", "s3a://shop/course")
-    with pytest.raises(ToolkitError) as refused:
-        day_file(SEP_15).exists()
-    assert str(refused.value) == (f"cannot reach s3a://shop/course: no answer from http://127.0.0.1:{port}/ "
-                                  f"(AWS_ENDPOINT_URL)")
+    a_silent_server_is_one_line("s3a", "AWS_ENDPOINT_URL", port, monkeypatch)
     monkeypatch.setenv("AWS_ENDPOINT_URL_S3", f"http://user:{SECRET}@127.0.0.1:{port}/")  # wins, and is not shown whole
     with pytest.raises(ToolkitError) as refused:
         location("s3a://shop/course")
@@ -274,16 +296,19 @@ def test_a_local_root_loads_no_pyarrow(tmp_path):
     assert (tmp_path / "landing" / "orders" / "2026-09-15.csv").stat().st_size == 144
 
 
-def test_a_store_the_toolkit_cannot_probe_refuses_writers_at_once_in_one_line():
+def test_a_store_the_toolkit_cannot_probe_refuses_writers_at_once_in_one_line(monkeypatch):
     """A store with no check that it refuses a second commit of one version (storage/parts.py) is not
-    passed silently: parallel.py and backfill.py --parallel say so before anything is written."""
+    passed silently: parallel.py and backfill.py --parallel say so before anything is written. Both stores
+    the toolkit takes have a probe now; a store entered without one stands for the next."""
     from shoptoolkit.storage.commit_safety import refuse_writers_on
-    from shoptoolkit.storage.parts import store_parts
+    from shoptoolkit.storage.parts import STORES, StoreParts, store_parts
+    monkeypatch.setitem(STORES, "next", StoreParts("next", "the next store"))
     with pytest.raises(ToolkitError) as refused:
-        refuse_writers_on("gs://shop/course/lake/orders_daily", spark=None)  # never asked: the store has no probe
-    assert str(refused.value) == ("gs://shop: writers at once are not supported on Google Cloud Storage yet (no "
+        refuse_writers_on("next://shop/course/lake/orders_daily", spark=None)  # never asked: the store has no probe
+    assert str(refused.value) == ("next://shop: writers at once are not supported on the next store yet (no "
                                   "check that it refuses a second commit of one version): run one writer at a time there")
-    assert store_parts(ROOT) is None and store_parts("s3a://shop/course").refuses_second_put is not None
+    assert store_parts(ROOT) is None
+    assert [scheme for scheme, parts in STORES.items() if parts.refuses_second_put is None] == ["abfss", "next"]
 
 
 ABFSS = "abfss://shop@account.dfs.core.windows.net/course"

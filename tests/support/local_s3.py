@@ -51,16 +51,21 @@ class LocalS3:
                 "SHOP_ROOT": f"s3a://{BUCKET}/{prefix}"}
 
 
+def course(env: dict) -> int:
+    """make run's three commands, each a process with env, each shown first; the first failure's exit code."""
+    for command in COURSE:
+        print(f"$ python {' '.join(command)}", flush=True)
+        code = subprocess.run([sys.executable, str(ROOT / command[0]), *command[1:]], env=env).returncode
+        if code:
+            return code
+    return 0
+
+
 def main() -> int:
     with LocalS3() as s3:
         env = s3.env("course")
         print(f"a local S3 server on {s3.url}; SHOP_ROOT={env['SHOP_ROOT']}", flush=True)
-        for command in COURSE:
-            print(f"$ python {' '.join(command)}", flush=True)
-            code = subprocess.run([sys.executable, str(ROOT / command[0]), *command[1:]], env=env).returncode
-            if code:
-                return code
-    return 0
+        return course(env)
 
 
 if __name__ == "__main__":
