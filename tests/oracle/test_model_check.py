@@ -10,7 +10,8 @@ PROBLEM lines, --reprocess failed and restore_day repairing them, deletion vecto
 inside Spark, a month compacted then a day of it loaded and restored, two loads at once that clash
 after their id checks, an empty write, upkeep after another writer's table property, check_month of a big
 file before the first load, a backfill at once with the first load, files edited around another writer's
-changes of values, and a session in another time zone. About 10 minutes; a divergence adds its shrinking.
+changes of values, a session in another time zone, and a file gaining and losing a column (fail's refusal,
+rescue, add, a restore across the change). About 11 minutes; a divergence adds its shrinking.
 """
 import re
 import subprocess
