@@ -16,8 +16,8 @@ from shoptoolkit.run_args import (ToolkitError, add_new_column, add_root, add_ve
                                   parse_date, run_main)
 from shoptoolkit.storage import day_file, shown, table_path
 from shoptoolkit.table import IDS_IN_QUERY, PARTITION_COLUMN, existing_table, lineage, table_after_write
-from shoptoolkit.till import (DayFile, bad_line, checked_day, current, file_facts, line_of, names_new_column,
-                              read_orders, setting_for, spark_check_bytes, table_extras, using)
+from shoptoolkit.till import (DayFile, bad_line, checked_day, current, file_facts, line_of, read_orders, setting_for,
+                              spark_check_bytes, table_extras, using)
 from shoptoolkit.writing import (HeldDays, day_predicate, held_days, one_job_fits, print_now, retrying,
                                  take_back_late_clashes, version_checked)
 
@@ -76,7 +76,7 @@ def load_day(spark, run_date, on_new_column=None, column_types=None) -> str:
 
 def loaded(spark, run_date, day, facts, checked_at: int) -> str:
     """load_day's work, the table's version before its checks taken and the setting of new columns in force."""
-    one_job = one_job_fits(spark, [day], facts.size) and not names_new_column(facts.first)  # the till's columns
+    one_job = one_job_fits(spark, [day], facts.size)  # a column to add to the table: held_days says None
     held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
     metadata, found, orders = (commit_held(spark, run_date, day, held) if held
                                else write_checked(spark, run_date, day, facts))

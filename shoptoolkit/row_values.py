@@ -84,12 +84,20 @@ def rows_digest(rows) -> str:
     return digest(row_hash(order_id, values) for order_id, values in rows)
 
 
-def spark_row_hash(order_id, customer_id, amount, micros):
-    """row_hash as a Spark expression (a BIGINT of 60 bits; spark_hash_sum sums them): an order's columns."""
+def spark_row_hash(order_id, customer_id, amount, micros, extras=None):
+    """row_hash as a Spark expression (a BIGINT of 60 bits; spark_hash_sum sums them): an order's columns,
+    extras the text of its new columns' values (spark_pairs_text; '' or None for none)."""
     from pyspark.sql import functions as F
     text = F.concat_ws("|", order_id.cast("string"), customer_id, amount.cast("decimal(12,2)").cast("string"),
-                       micros.cast("string"))
+                       micros.cast("string"), *([] if extras is None else [F.when(extras != "", extras)]))
     return F.conv(F.substr(F.md5(text), F.lit(1), F.lit(15)), 16, 10).cast("bigint")
+
+
+def spark_orders_hash(frame):
+    """spark_row_hash of each row of a frame of orders as the table holds them, its new columns and RESCUED's."""
+    from pyspark.sql import functions as F
+    return spark_row_hash(F.col("order_id"), F.col("customer_id"), F.col("amount"), F.unix_micros("ordered_at"),
+                          spark_extras_text(frame))
 
 
 def spark_hash_sum(hashes):
@@ -123,16 +131,24 @@ def spark_extras_text(frame):
     order, nulls left out, RESCUED's JSON opened into its pairs (a column of the name first); '' for none."""
     from pyspark.sql import functions as F
     names = extra_columns(frame)
-    if not names:
+    return spark_pairs_text({name: F.col(name) for name in names if name != RESCUED},
+                            F.col(RESCUED) if RESCUED in names else None)
+
+
+def spark_pairs_text(values: dict, rescued=None):
+    """spark_extras_text of an order's new columns' values ({name: Column}) and its RESCUED JSON (a Column, or
+    None): sorted by name, as extras_of sorts them; '' for none."""
+    from pyspark.sql import functions as F
+    if not values and rescued is None:
         return F.lit("")
     empty = F.create_map().cast("map<string,string>")
-    own = F.map_filter(F.create_map(*(part for name in names if name != RESCUED
-                                      for part in (F.lit(name), F.col(name).cast("string")))).cast("map<string,string>"),
+    own = F.map_filter(F.create_map(*(part for name, value in values.items()
+                                      for part in (F.lit(name), value.cast("string")))).cast("map<string,string>"),
                        lambda key, value: value.isNotNull())
-    rescued = F.coalesce(F.from_json(F.col(RESCUED), "map<string,string>"), empty) if RESCUED in names else empty
+    rescued = empty if rescued is None else F.coalesce(F.from_json(rescued, "map<string,string>"), empty)
     pairs = F.map_concat(own, F.map_filter(rescued, lambda key, value: ~F.array_contains(F.map_keys(own), key)))
-    return F.array_join(F.array_sort(F.transform(F.map_entries(pairs),
-                                                 lambda one: F.concat(one.key, F.lit("="), one.value))), "|")
+    return F.array_join(F.transform(F.array_sort(F.map_entries(pairs)),
+                                    lambda one: F.concat(one.key, F.lit("="), one.value)), "|")
 
 
 def table_values(row, extras=()) -> tuple:

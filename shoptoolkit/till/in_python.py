@@ -129,16 +129,25 @@ def read_orders(spark, found: DayFile, day: dt.date):
     """The file as a DataFrame with the table's columns, read with an explicit schema; its new columns
     (found.types) as columns of their own, or those the setting rescues as JSON in RESCUED."""
     from pyspark.sql import functions as F
-    rescued = current().rescued(found.types)
-    kept = [F.col(name) for name in found.types if name not in rescued]
-    if rescued:
-        json = F.to_json(F.struct(*rescued))
-        kept.append(F.when(json != "{}", json).alias(RESCUED))
     return (spark.read.schema(columns_ddl(found.columns, found.types))
             .options(**CSV_OPTIONS)
             .csv(str(found.path))
-            .select(*COLUMNS, *kept)
+            .select(*COLUMNS, *new_columns(found.types))
             .withColumn(PARTITION_COLUMN, F.lit(day).cast(PARTITION_TYPE)))
+
+
+def new_columns(types: dict, value=None) -> list:
+    """A file's new columns (types: {name: type}) as the table takes them under the setting in force: each as
+    a column of its own, or those it rescues as JSON in RESCUED (null for a row with no value there);
+    value(name): the column's values (a Column), else the column of that name."""
+    from pyspark.sql import functions as F
+    value = value or F.col
+    rescued = current().rescued(types)
+    kept = [value(name).alias(name) for name in types if name not in rescued]
+    if rescued:
+        json = F.to_json(F.struct(*(value(name).alias(name) for name in rescued)))
+        kept.append(F.when(json != "{}", json).alias(RESCUED))
+    return kept
 
 
 def line_of_id(found: DayFile, order_id: int) -> int:

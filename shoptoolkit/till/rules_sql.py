@@ -12,7 +12,7 @@ every anchor absolute (Java's $ also matches before a final line end, Python's f
 import functools
 import sys
 
-from shoptoolkit.row_values import spark_row_hash
+from shoptoolkit.row_values import spark_pairs_text, spark_row_hash
 from shoptoolkit.till.csv_sql import nth_field, without_crs
 from shoptoolkit.till.line_rules import RULES
 
@@ -123,11 +123,11 @@ def order_id(fields, places: dict):
     return F.when(digits.rlike(r"\A[0-9]+\z"), digits).otherwise(F.translate(digits, *other_digits())).cast("bigint")
 
 
-def line_values(found_id, columns: list) -> dict:
+def line_values(found_id, columns: list, types: dict = None) -> dict:
     """An accepted line's order as the table holds it, {column: value}: its fields (a common line's split at
     its commas), its amount as DECIMAL(12,2), its time read as UTC (an explicit Z, whatever the session's
     zone: the rules let only YYYY-MM-DDTHH:MM:SS through, which the cast reads); a value Spark cannot read
-    so (digits outside ASCII) is null."""
+    so (digits outside ASCII) is null. types: {name: type} of the new columns given with theirs (typed_value)."""
     from pyspark.sql import functions as F
     fields = F.when(F.col("common"), F.split(without_crs(F.col("text")), ",", -1)).otherwise(F.col("fields"))
 
@@ -135,11 +135,20 @@ def line_values(found_id, columns: list) -> dict:
         return F.element_at(fields, columns.index(name) + 1)
     return {"order_id": found_id, "customer_id": value("customer_id"),
             "amount": value("amount").try_cast("decimal(12,2)"),
-            "ordered_at": F.concat(value("ordered_at"), F.lit("Z")).try_cast("timestamp")}
+            "ordered_at": F.concat(value("ordered_at"), F.lit("Z")).try_cast("timestamp"),
+            **{name: typed_value(value(name), kind) for name, kind in (types or {}).items()}}
 
 
-def line_hash(found_id, columns: list):
-    """row_values' hash of an accepted line's order (line_values)."""
+def typed_value(text, kind: str):
+    """A new column's field (text its rule accepts) as the table holds it in a column of kind, null when
+    empty: row_values.typed inside Spark."""
     from pyspark.sql import functions as F
-    values = line_values(found_id, columns)
-    return spark_row_hash(found_id, values["customer_id"], values["amount"], F.unix_micros(values["ordered_at"]))
+    return F.when(text != "", text if kind == "STRING" else text.try_cast(kind))
+
+
+def line_hash(found_id, columns: list, types: dict = None):
+    """row_values' hash of an accepted line's order (line_values), its new columns (types) with it."""
+    from pyspark.sql import functions as F
+    values = line_values(found_id, columns, types)
+    return spark_row_hash(found_id, values["customer_id"], values["amount"], F.unix_micros(values["ordered_at"]),
+                          spark_pairs_text({name: values[name] for name in types or {}}))

@@ -9,7 +9,7 @@ its values (customer, amount, the time as an instant): an order of the file and 
 differ is `differing`, and only its two rows are read again to name what differs.
 """
 from shoptoolkit.row_values import (differences, extra_columns, spark_digest, spark_extras_text, spark_hash_sum,
-                                    spark_row_hash, table_columns, table_values)
+                                    spark_orders_hash, table_columns, table_values)
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.in_python import read_orders
 from shoptoolkit.truth.day_compare import the_table
@@ -93,7 +93,7 @@ def first_difference(day, order_id: int, in_files, in_table) -> str:
 
 
 def table_digest(spark, day, table=None) -> str:
-    """row_values' digest of the day's rows in the table, computed inside Spark."""
+    """row_values' digest of the day's rows in the table, their new columns with them, computed inside Spark."""
     from pyspark.sql import functions as F
-    row_hash = spark_row_hash(F.col("order_id"), F.col("customer_id"), F.col("amount"), F.unix_micros("ordered_at"))
-    return spark_digest(the_table(spark, table).where(F.col(PARTITION_COLUMN) == F.lit(day)).agg(spark_hash_sum(row_hash)).first()[0])
+    rows = the_table(spark, table).where(F.col(PARTITION_COLUMN) == F.lit(day))
+    return spark_digest(rows.agg(spark_hash_sum(spark_orders_hash(rows))).first()[0])

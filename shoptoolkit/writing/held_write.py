@@ -21,7 +21,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from shoptoolkit.row_values import spark_digest, spark_row_hash
+from shoptoolkit.row_values import spark_digest, spark_orders_hash
 from shoptoolkit.storage.location import is_local
 from shoptoolkit.storage.project_paths import day_file, table_path
 from shoptoolkit.table.delta_table import partition_new_table, table_exists
@@ -102,8 +102,7 @@ def observed_facts(spark, rows):
     from pyspark.sql import Observation, functions as F
     spark._jvm.shoptoolkit.DayFacts.register(spark._jsparkSession)
     facts = Observation("day_facts")
-    row_hash = spark_row_hash(F.col("order_id"), F.col("customer_id"), F.col("amount"), F.unix_micros("ordered_at"))
-    day_facts = F.call_function("shop_day_facts", F.unix_date(PARTITION_COLUMN), F.col("order_id"), row_hash)
+    day_facts = F.call_function("shop_day_facts", F.unix_date(PARTITION_COLUMN), F.col("order_id"), spark_orders_hash(rows))
     return rows.observe(facts, day_facts.alias("days")), facts
 
 
