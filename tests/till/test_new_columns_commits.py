@@ -64,7 +64,7 @@ def run_line(place: int, day, check: str) -> str:
 @pytest.mark.parametrize("mode, column, kept", [
     ("add", "channel", lambda channel: channel),
     ("rescue", "_rescued_data", lambda channel: channel and f'{{"channel":"{channel}"}}'),
-])
+], ids=["add", "rescue"])
 def test_one_commit_over_the_change_takes_the_column_as_the_setting_says(mode, column, kept, september, spark, capsys):
     code, lines, versions, entries, channels = one_commit_over_the_change(spark, capsys, mode)
     absent = "; no channel in the file (null in the table)" if mode == "add" else ""
