@@ -87,7 +87,8 @@ def write_days(spark, passed, show=print_now, held=None):
     if held is not None and refused:
         return None  # the held files are deleted; the two-pass way words the clash
     if loading:
-        days, metadata = [day for _, day, _ in loading], commit_lineage(loading, checking(existing_table(spark)).absent)
+        days, setting = [day for _, day, _ in loading], checking(existing_table(spark))
+        metadata = commit_lineage(loading, setting.absent)
         if held is not None:
             held.commit(metadata)
         else:
@@ -95,7 +96,7 @@ def write_days(spark, passed, show=print_now, held=None):
                       .mode("overwrite").option("replaceWhere", days_predicate(days)).option("userMetadata", metadata))
             new_table_layout(spark, writer).save(str(table_path()))  # a file a run of consecutive days
         late = take_back_late_clashes(spark, checked_at, metadata,
-                                      lambda table: clashes_before(spark, loading, table), show)
+                                      lambda table: clashes_before(spark, loading, table), show, setting.table)
         refused.update({run_date: late[day] for run_date, day, _ in loading if day in late})
         loading = [entry for entry in loading if entry[1] not in late]
     return loading, refused
