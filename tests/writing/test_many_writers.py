@@ -115,10 +115,10 @@ class RoundWriter:
     """python tests/support/holding.py --rounds load_day.py ...: one process (one JVM) that makes one held
     write a round; round_result() waits for the end of its next round."""
 
-    def __init__(self, rounds, cwd):
+    def __init__(self, rounds, cwd, env=None):
         self.process = subprocess.Popen(
             [sys.executable, str(HELD_WRITE), "--rounds", "load_day.py", *(f"{hold}={day}" for hold, day in rounds)],
-            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines = queue.Queue()
         threading.Thread(target=lambda: [self.lines.put(line.rstrip("\n")) for line in self.process.stdout],
                          daemon=True).start()
