@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import pytest
 
 from conftest import LATE_ORDER, ROOT, SEP_15, root_at
-from holding import release, wait_held
+from holding import RoundWriter, release, wait_held
 from local_gcs import LocalGcs
 from local_s3 import BUCKET, LocalS3
 from relay import Proxy
@@ -230,7 +230,6 @@ def test_writers_held_together_across_a_new_column_on_a_bucket_land_each_with_it
     channel; the other commits first, the adder retries and adds it. Round 2 holds a load without the new
     columns while another adds discount: it loses to the new schema (DELTA_METADATA_CHANGED) and retries."""
     from shoptoolkit.storage.project_paths import day_file
-    from test_many_writers import RoundWriter
     assert serve(served, on_bucket, tmp_path, "make_days.py")[0] == 0
     assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-02")[0] == 0  # the table exists
     days = {day: dt.date(2026, 9, day) for day in (16, 17, 20, 22)}
