@@ -81,7 +81,8 @@ def loaded(spark, run_date, day, facts, checked_at: int) -> str:
     metadata, found, orders = (commit_held(spark, run_date, day, held) if held
                                else write_checked(spark, run_date, day, facts))
     late = take_back_late_clashes(spark, checked_at, metadata,
-                                  lambda table: clash_refusal(spark, found, orders, day, table))
+                                  lambda table: clash_refusal(spark, found, orders, day, table),
+                                  columns=current().table)  # ColumnsChanged: the table gained one meanwhile
     if late:
         raise ToolkitError(late[day])
     total = table_after_write(spark).count()

@@ -98,17 +98,20 @@ def write_days(spark, passed, show=print_now, held=None):
     if held is not None and refused:
         return None  # the held files are deleted; the two-pass way words the clash
     if loading:
-        (added, after), days = commit_columns(loading), [day for _, day, _ in loading]
-        metadata = commit_lineage(loading, after.absent, current().added)
-        if held is not None:
-            held.commit(metadata)
-        else:
-            writer = (packed_days(spark, [(day, found) for _, day, found in loading]).write.format("delta")
-                      .mode("overwrite").option("mergeSchema", str(bool(added)).lower())
-                      .option("replaceWhere", days_predicate(days)).option("userMetadata", metadata))
-            new_table_layout(spark, writer).save(str(table_path()))  # a file a run of consecutive days
+        table = existing_table(spark)  # its new columns at this attempt: another writer may have added one
+        columns = table_extras(table.schema) if table is not None else {}
+        with using(replace(current(), table=columns)):
+            (added, after), days = commit_columns(loading), [day for _, day, _ in loading]
+            metadata = commit_lineage(loading, after.absent, current().added)
+            if held is not None:
+                held.commit(metadata)
+            else:
+                writer = (packed_days(spark, [(day, found) for _, day, found in loading]).write.format("delta")
+                          .mode("overwrite").option("mergeSchema", str(bool(added)).lower())
+                          .option("replaceWhere", days_predicate(days)).option("userMetadata", metadata))
+                new_table_layout(spark, writer).save(str(table_path()))  # a file a run of consecutive days
         late = take_back_late_clashes(spark, checked_at, metadata,
-                                      lambda table: clashes_before(spark, loading, table), show)
+                                      lambda table: clashes_before(spark, loading, table), show, columns)
         refused.update({run_date: late[day] for run_date, day, _ in loading if day in late})
         loading = [entry for entry in loading if entry[1] not in late]
     return loading, refused

@@ -16,6 +16,7 @@ print the folder's lines; a big day is checked inside Spark; a load whose server
 one line and its rerun, the server back, loads the day; on S3, the warm server (Spark Connect) started on
 the bucket serves its clients' loads and checks.
 """
+import datetime as dt
 import io
 import os
 import re
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 import pytest
 
 from conftest import LATE_ORDER, ROOT, SEP_15, root_at
-from holding import release, wait_held
+from holding import RoundWriter, release, wait_held
 from local_gcs import LocalGcs
 from local_s3 import BUCKET, LocalS3
 from relay import Proxy
@@ -219,6 +220,52 @@ def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path, se
     code, lines, err = run(on_bucket, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2")
     assert (code, err) == (0, "") and re.fullmatch(r"ran 2 runs, 0 failed; orders_daily has 5 days, 19 orders",
                                                    lines[-1]), lines
+
+
+@pytest.mark.parametrize("store", ["s3"], indirect=True)  # the log store's conflicts are Delta's on both
+def test_writers_held_together_across_a_new_column_on_a_bucket_land_each_with_its_columns(on_bucket, tmp_path,
+                                                                                         served):
+    """docs/new_columns.md's writers at once, on S3: one process makes a held load a round
+    (SHOP_ON_NEW_COLUMN=add) while the script server's load commits. Round 1 holds the load that adds
+    channel; the other commits first, the adder retries and adds it. Round 2 holds a load without the new
+    columns while another adds discount: it loses to the new schema (DELTA_METADATA_CHANGED) and retries."""
+    from shoptoolkit.storage.project_paths import day_file
+    assert serve(served, on_bucket, tmp_path, "make_days.py")[0] == 0
+    assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-02")[0] == 0  # the table exists
+    days = {day: dt.date(2026, 9, day) for day in (16, 17, 20, 22)}
+    with environment(on_bucket, STORES["s3"]), root_at(on_bucket["SHOP_ROOT"]):
+        for day, name in ((20, "channel"), (22, "discount")):
+            lines = day_file(days[day]).read_text().splitlines()
+            day_file(days[day]).write_text("".join(f"{line},{more}\n" for line, more in
+                                                   zip(lines, [name, *("web" if day == 20 else "1.50" for _ in lines)])))
+        counts = {day: len(day_file(on).read_text().splitlines()) - 1 for day, on in days.items()}
+    rounds = [(tmp_path / "hold1", "2026-09-21", ["load_day.py", "2026-09-17"]),
+              (tmp_path / "hold2", "2026-09-18", ["load_day.py", "2026-09-23", "--on-new-column", "add"])]
+    writer = RoundWriter([(hold, run_date) for hold, run_date, _ in rounds], tmp_path,
+                         {**on_bucket, "SHOP_ON_NEW_COLUMN": "add"})
+    try:
+        for (hold, run_date, other), conflict in zip(rounds, ("DELTA_CONCURRENT_APPEND.WITHOUT_HINT",
+                                                              "DELTA_METADATA_CHANGED")):
+            hold.mkdir()
+            (hold / "start").touch()
+            wait_held(hold, 1, lambda: [writer.ended()] if writer.ended() is not None else [])
+            code, lines, err = serve(served, on_bucket, tmp_path, *other)
+            assert (code, err) == (0, ""), lines
+            release(hold)
+            code, lines = writer.round_result()
+            assert code == 0 and len(lines) == 2 and re.fullmatch(
+                rf"run {run_date} lost a write conflict \({conflict}\); attempt 2 of 8 in \d+\.\d s", lines[0]), lines
+        assert (writer.process.wait(timeout=60), writer.process.stderr.read()) == (0, "")
+    finally:
+        if writer.process.poll() is None:
+            writer.process.kill()
+    absent = {16: "channel, discount", 17: "channel, discount", 20: "discount", 22: "channel"}
+    for day, on in days.items():
+        assert serve(served, on_bucket, tmp_path, "check_day.py", str(on + dt.timedelta(days=1))) == (
+            0, [f"ok {on}: {counts[day]} rows for the file's {counts[day]} orders, 0 missing; no {absent[day]} in "
+                f"the file (null in the table)"], ""), day
+    code, month, _ = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    assert (code, month[0]) == (1, "September 2026: 5 ok, 25 missing")  # the days not loaded
 
 
 def test_writers_at_once_are_refused_on_a_store_that_does_not_refuse_a_second_create(store, on_bucket, tmp_path):

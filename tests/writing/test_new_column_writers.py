@@ -9,6 +9,7 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 
 from check_day import check_day
 from check_month import check_month, month_states
@@ -137,4 +138,31 @@ def test_two_loads_adding_one_column_add_it_once(september, spark, monkeypatch):
     assert columns(spark).count("channel") == 1
     assert lineage_of(spark, 2) == {str(SEP_20): ({"channel": "STRING"}, None), str(SEP_21): (None, None)}
     assert day_lines(spark, SEP_20, SEP_21) == [ok(SEP_20), ok(SEP_21)]
+    assert check_month(spark, "2026-09") == MONTH_OK
+
+
+GAP = {  # a load held after its checks, before its transaction: (its run, day, mode, whether its file has channel)
+    "a load without the column": ("2026-09-17", SEP_16, "add", False),
+    "a load rescuing the column": ("2026-09-22", SEP_21, "rescue", True),
+}
+
+
+@pytest.mark.parametrize("case", GAP)
+def test_a_column_added_after_a_loads_check_and_before_its_transaction_is_a_conflict_it_retries(
+        case, september, spark, monkeypatch):
+    """Delta sees no conflict here (the load's transaction began after the adder's commit), but the load was
+    checked against the columns before: its commit is taken back and the load retried on the columns now."""
+    run_date, day, mode, has_channel = GAP[case]
+    with_channel(SEP_20)
+    values = with_channel(day) if has_channel else None
+    holding_day(monkeypatch, september / "hold", day, before_transaction=True)
+    lines, _ = race(spark, september / "hold", run_date, "2026-09-21", mode)
+    assert retried(lines, run_date, "COLUMNS_CHANGED_BEFORE_COMMIT"), lines
+    assert lines[1] == f"run {run_date} loaded {day}: {orders_in(day)} rows, orders_daily has 130"
+    newest = history_frame(spark, 1).first().userMetadata
+    assert [(entry.get("columns_added"), entry.get("columns_absent")) for entry in commit_loads(newest)] == [
+        (None, None if has_channel else ["channel"])]
+    if has_channel:  # in the column, not in _rescued_data
+        assert [row[5] for row in table_rows(spark, day)] == values
+    assert day_lines(spark, day, SEP_20) == [ok(day, absent=not has_channel), ok(SEP_20)]
     assert check_month(spark, "2026-09") == MONTH_OK
