@@ -1,7 +1,7 @@
 """The Plans of the operations that write: load_day, backfill (its options), restore_day, partition_table.
 Each names the steps the model works out when the write commits (table_model.py). A load or a backfill
-may give --on-new-column (op["new_column"]: add or rescue; without it, fail): a function in the shared
-session as a notebook does, load_day's keyword, or SHOP_ON_NEW_COLUMN for backfill."""
+may give --on-new-column (op["new_column"]: add or rescue; without it, fail), in the shared session as a
+notebook does: load_day's keyword, SHOP_ON_NEW_COLUMN for backfill (the generator gives it to loads only)."""
 import os
 from contextlib import contextmanager
 from functools import partial
@@ -9,6 +9,7 @@ from functools import partial
 from model import expect
 from model.plan import ONE_DAY, Plan, error_or
 from model.table_model import days_between, load_outcome, partition_outcome, restore_outcome
+
 
 def new_column_options(op) -> list:
     return ["--on-new-column", op["new_column"]] if op.get("new_column") else []
