@@ -15,4 +15,4 @@ from shoptoolkit.till.in_python import DayFile, file_facts, read_orders
 from shoptoolkit.till.in_spark import checked_day, line_of, spark_check_bytes
 from shoptoolkit.till.line_rules import bad_line
 from shoptoolkit.till.pipeline_headers import refuse_other_headers
-from shoptoolkit.till.new_columns import MODES, current, names_new_column, setting_for, table_extras, using
+from shoptoolkit.till.new_columns import MODES, current, setting_for, table_extras, using

@@ -60,12 +60,6 @@ class NewColumns:
         return {**added, RESCUED: "STRING"} if rescued and RESCUED not in self.table else added
 
 
-def names_new_column(first: bytes) -> bool:
-    """Whether line 1 (its bytes) may name a column beyond the till's: a quick look, read_header decides."""
-    names = first.decode("utf-8", "replace").lstrip("\ufeff").strip().split(",")
-    return any(name.strip() not in COLUMNS for name in names)
-
-
 def parse_types(text: str) -> dict:
     """{name: TYPE} from `channel STRING, discount DECIMAL(10,2)`; ValueError naming what is not so."""
     found, place = {}, 0

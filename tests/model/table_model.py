@@ -87,23 +87,19 @@ def clashes(table: dict, day, orders) -> list:
                    for row in rows if row[0] in ids})
 
 
-def refusal(till, run_date, day, table: dict, names: list = (), mode: str = "fail", several: bool = False) -> str:
+def refusal(till, run_date, day, table: dict, names: list = (), mode: str = "fail") -> str:
     """Why a load of day is refused on a table holding table, of the new columns names ('' when it loads),
-    as load_day says it, in mode (--on-new-column). several: a commit of several days (commit_days.py),
-    which takes no new column yet, and whose setting does not know the table's (docs/new_columns.md)."""
+    as load_day says it, in mode (--on-new-column); a commit of several days (commit_days.py) the same."""
     lines = till.files.get(day)
     if lines is None:
         return f"no file {shown(day)} for run {run_date}"
-    new = new_columns(lines, [] if several else names)
+    new = new_columns(lines, names)
     if mode == "fail" and new:
         return (f"{shown(day)} line 1: unexpected column {', '.join(new)} (expected {HEADER}); "
                 f"--on-new-column add or rescue (or SHOP_ON_NEW_COLUMN) would load it")
     checked = check_file(day, lines)
     if checked.error:
         return checked.error
-    if several and columns_of(lines)[4:]:
-        return (f"{shown(day)} has a new column ({', '.join(columns_of(lines)[4:])}): a commit of several days "
-                f"does not load one yet; load the day alone (load_day.py)")
     clash = clashes(table, day, checked.orders)
     if not clash:
         return ""
@@ -132,25 +128,29 @@ def load_outcome(model, runs, clash_table: dict = None, mode: str = "fail", seve
     refuse it (its file missing or bad, or one of its ids on another day as the table then would be).
     clash_table: the ids are checked against this table (and the commit's own days) instead, as a write
     whose id check read an older version does (late_clash.py). mode: --on-new-column; several: a commit
-    of several days' runs (backfill.py --days-per-commit, commit_days.py)."""
+    of several days' runs (backfill.py --days-per-commit, commit_days.py): each day's new columns are
+    those the table lacked before the commit, and a day lacks each column the table has after it."""
     now = model.now or Version({}, {})
     table, loaded, outcome, columns = dict(now.table), dict(now.loaded), Outcome(), dict(now.columns)
     checked = table if clash_table is None else dict(clash_table)
+    kept = []
     for run_date, day in runs:
-        why = refusal(model.till, run_date, day, checked, now.names(), mode, several)
+        why = refusal(model.till, run_date, day, checked, now.names(), mode)
         if why:
             outcome.refused[run_date] = why
             continue
         lines = model.till.files[day]
-        added = {} if several else added_columns(lines, now.names(), mode)
-        rescued = new_columns(lines, now.names()) if mode == "rescue" and not several else []
-        absent = [name for name in now.names() if name != RESCUED and name not in columns_of(lines)]
+        added = added_columns(lines, now.names(), mode)
+        rescued = new_columns(lines, now.names()) if mode == "rescue" else []
         columns.update(added)
         rows = tuple(sorted((*order[:4], str(day), stored(order[4], rescued))
                             for order in check_file(day, lines).orders))
         table[str(day)] = checked[str(day)] = rows
-        loaded[str(day)] = lineage_entry(run_date, day, lines, added, absent)
+        kept.append((run_date, day, lines, added))
         outcome.loaded.append((run_date, day, len(rows)))
+    for run_date, day, lines, added in kept:
+        absent = [name for name in columns if name != RESCUED and name not in columns_of(lines)]
+        loaded[str(day)] = lineage_entry(run_date, day, lines, added, absent)
     if outcome.loaded:
         outcome.version = replace(now, table={day: rows for day, rows in table.items() if rows}, loaded=loaded,
                                   columns=tuple(columns.items()))
