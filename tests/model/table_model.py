@@ -197,7 +197,17 @@ def restore_outcome(model, first_day, last_day, version: int) -> Outcome:
     return Outcome(after, {"operation": "WRITE", "predicate": predicate, "rows_written": written, "lineage": {},
                            "note": f"restore_day: {label} from version {version}"},
                    line=f"restored {label} from version {version} ({before} rows -> {written}); "
-                        f"orders_daily has {after.total()}, version {len(model.versions)}")
+                        f"orders_daily has {after.total()}, version {len(model.versions)}"
+                        f"{kept_columns([name for name in now.names() if name not in then.names()], label, version)}")
+
+
+def kept_columns(names: list, label: str, version: int) -> str:
+    """What restore_day's line adds for the table's columns the version had not: they stay, null on its days."""
+    if not names:
+        return ""
+    plural = len(names) > 1
+    return (f"; {', '.join(names)} {'are' if plural else 'is'} null on {label}: version {version} had no such "
+            f"column{'s' if plural else ''}, and Delta cannot drop a column for some days only")
 
 
 def partition_outcome(model) -> Outcome:
