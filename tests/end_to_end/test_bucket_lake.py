@@ -216,8 +216,9 @@ def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path, se
                         r"attempt 2 of 8 in \d+\.\d s", lines[1][0]), lines
     code, month, _ = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
     assert month[0] == "September 2026: 3 ok, 27 missing"
-    # This store refuses a second create of a commit, so runs at once go ahead (the probe: commit_safety.py).
-    code, lines, err = run(on_bucket, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2")
+    # This store refuses a second create of a commit, so runs at once go ahead (the probe: commit_safety.py,
+    # made once a process: this is the script server's first run at once).
+    code, lines, err = serve(served, on_bucket, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2")
     assert (code, err) == (0, "") and re.fullmatch(r"ran 2 runs, 0 failed; orders_daily has 5 days, 19 orders",
                                                    lines[-1]), lines
 
