@@ -38,8 +38,9 @@ def typed(text: str, type_: str):
     for an empty field."""
     if text == "":
         return None
-    if type_.startswith("DECIMAL"):
-        return Decimal(text).quantize(Decimal(1).scaleb(-int(type_[:-1].split(",")[1])))
+    if type_.startswith("DECIMAL"):  # a zero without its sign: Java's BigDecimal, Spark's, has no -0.00
+        value = Decimal(text).quantize(Decimal(1).scaleb(-int(type_[:-1].split(",")[1])))
+        return value.copy_abs() if value.is_zero() else value
     if type_ in ("INT", "BIGINT"):
         return int(text)
     if type_ == "BOOLEAN":

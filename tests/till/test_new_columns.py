@@ -9,7 +9,7 @@ import pytest
 
 from backfill import main as backfill_main
 from check_day import check_day
-from check_month import check_month
+from check_month import check_month, month_states
 from conftest import SEP_15, table_rows
 from fingerprint import table_state
 from history import table_history
@@ -17,9 +17,12 @@ from load_day import load_day, main as load_day_main
 from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.table import orders_table
 from shoptoolkit.table.delta_table import history_frame
+from shoptoolkit.table.load_lineage import commit_loads
 from shoptoolkit.row_values import row_hash
 from shoptoolkit.till.in_python import read_day_file
 from shoptoolkit.till.new_columns import MODE_ENV, NewColumns, parse_types, using
+from shoptoolkit.truth.day_record import recorded_checks
+from shoptoolkit.truth.spark_compare import table_digest
 from test_spark_check import FILLER, in_spark, moved, orders  # noqa: F401 (in_spark: a fixture)
 
 FILE = "landing/orders/2026-09-15.csv"
@@ -138,6 +141,23 @@ def test_declared_types_load_as_the_table_types_them_and_check_ok(september, spa
         (Decimal("0.25"), dt.date(2026, 9, 14), False, -1)]
     ok = (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
     assert check_day(spark, "2026-09-16") == ok and check_day(spark, "2026-09-16", deep=True) == ok
+
+
+def test_a_decimal_columns_minus_zero_is_recorded_as_the_table_holds_it(september, spark):
+    """Java's BigDecimal has no -0: the table holds -0.00 as 0.00, and the digest the load records writes
+    the zero without its sign too, so the record proves the day and the load's lineage speaks for its rows
+    (a change of the file after it makes the day `changed`, not `mismatch`)."""
+    day_file(SEP_15).write_bytes(with_column("discount", "-0.00", "-0", "1.50"))
+    assert load_day(spark, "2026-09-16", on_new_column="add", column_types="discount DECIMAL(10,2)") == (
+        "run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 130")
+    assert [row[-1] for row in table_rows(spark, SEP_15)] == [Decimal("0.00"), Decimal("0.00"), Decimal("1.50")]
+    ok = (True, "ok 2026-09-15: 3 rows for the file's 3 orders, 0 missing")
+    assert recorded_checks([SEP_15]) == {SEP_15: ok} and check_day(spark, "2026-09-16") == ok
+    assert check_day(spark, "2026-09-16", deep=True) == ok  # the rows compared
+    entry, = commit_loads(history_frame(spark, 1).first().userMetadata)
+    assert entry["rows_digest"] == table_digest(spark, SEP_15)
+    day_file(SEP_15).write_bytes(with_column("discount", "-0.00", "-0", "2.50"))
+    assert {found.day: found.state for found in month_states(spark, "2026-09")}[SEP_15] == "changed"
 
 
 def test_rescue_keeps_the_tables_columns_and_puts_new_ones_in_rescued_data(september, spark, capsys):
