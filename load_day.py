@@ -76,7 +76,7 @@ def load_day(spark, run_date, on_new_column=None, column_types=None) -> str:
 
 def loaded(spark, run_date, day, facts, checked_at: int) -> str:
     """load_day's work, the table's version before its checks taken and the setting of new columns in force."""
-    one_job = one_job_fits(spark, [day], facts.size)  # a column to add to the table: held_days says None
+    one_job = one_job_fits(spark, [day], facts.size)
     held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
     metadata, found, orders = (commit_held(spark, run_date, day, held) if held
                                else write_checked(spark, run_date, day, facts))
@@ -91,14 +91,16 @@ def loaded(spark, run_date, day, facts, checked_at: int) -> str:
 
 def commit_held(spark, run_date, day, held: HeldDays) -> tuple:
     """(metadata, DayFile, ids) of a day written in one job (held_write.py), committed unless one of its
-    ids is stored on another day: then its files are deleted and the clash refuses it."""
+    ids is stored on another day: then its files are deleted and the clash refuses it (and the columns
+    its write would have added with it)."""
     with held:  # the written files are deleted unless committed
-        clash = clash_refusal(spark, held.found[day], held.orders, day)
+        found = held.found[day]
+        clash = clash_refusal(spark, found, held.orders, day)
         if clash:
             raise ToolkitError(clash[day])
-        metadata = lineage(run_date, day, held.found[day], None, current().absent(held.found[day].columns))
+        metadata = lineage(run_date, day, found, current().added(found.types), current().absent(found.columns))
         held.commit(metadata)
-    return metadata, held.found[day], held.orders
+    return metadata, found, held.orders
 
 
 def write_checked(spark, run_date, day, facts=None) -> tuple:

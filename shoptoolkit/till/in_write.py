@@ -26,24 +26,28 @@ REFUSED = "shop-toolkit: the day's file has a refused line"  # the job's error w
 
 def file_header(path) -> tuple:
     """(the columns a file's header names, line 1's bytes as Spark's lines show it), or None when Python's
-    check would refuse its header (a new column under fail among its reasons) or its load would add a
-    column to the table (till/new_columns.py: the two-pass load's mergeSchema write adds it)."""
+    check would refuse its header (a new column under fail among its reasons)."""
     with path.open("rb") as raw:
         line = raw.readline()
     try:
         columns = read_header(numbered_rows(csv.reader(decoded_lines([line], path)), path), path)
     except ToolkitError:
         return None
-    if current().added(column_types(columns)):  # a column the table lacks: written by the two-pass load alone
-        return None
     return columns, line.rstrip(b"\n").removeprefix(b"\xef\xbb\xbf")
+
+
+def adds_columns(files: dict) -> bool:
+    """Whether a load of files ({day: (columns, line 1)}) adds a column to the table under the setting in
+    force (till/new_columns.py): its write then takes mergeSchema, and its commit adds the column."""
+    return any(current().added(column_types(columns)) for columns, _ in files.values())
 
 
 def file_rows(spark, paths: list, columns: list, header: bytes):
     """The orders of files whose line 1 is header (naming columns) as the table holds them, with is_header
     (a line of a file's first split that is the header's bytes, to be counted), from a plan that fails its
     job at the first line the Spark check refuses and at an order it cannot read as the table's types
-    (which the two-pass load may still read); its new columns (the table has them) as read_orders takes them."""
+    (which the two-pass load may still read); its new columns (the table's, or added by the load) as
+    read_orders takes them."""
     from pyspark.sql import functions as F
     lines, types = checked_lines(spark, paths, columns, header), column_types(columns)
     values = line_values(F.col("order_id"), columns, types)

@@ -14,7 +14,7 @@ line. The other days land in one commit whose replaceWhere names exactly them (`
 (DATE'...', ...)`) and whose user metadata holds each day's lineage; the commit lands whole or not at
 all, its rows in a file a run of consecutive days (day_frames.packed_days). A file's new columns are
 taken under the setting in force (till/new_columns.py), as load_day takes them: a column the table lacks
-is added by the commit itself (mergeSchema, on the two-pass way: the one job takes no such day), and a
+is added by the commit itself (mergeSchema, on either way: the one job's held write takes it too), and a
 day whose file lacks it holds null there. The loaded days are then checked on check_day's route
 (day_truth.py) from the files just checked: by the commit's record in the Delta log, and those it does
 not prove against those files.

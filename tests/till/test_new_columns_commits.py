@@ -12,14 +12,15 @@ from check_day import check_day
 from check_month import check_month
 from conftest import SEP_15, table_rows
 from delta_session import history_frame, table_version
-from load_day import load_day
+from fingerprint import table_state
+from load_day import load_day, main as load_day_main
 from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.table.load_lineage import commit_loads
 from shoptoolkit.till.in_python import read_day_file
 from shoptoolkit.till.new_columns import NewColumns, using
 from shoptoolkit.truth.spark_compare import table_digest
-from test_new_columns import HEADER, big, columns, with_column
-from test_spark_check import FILLER, in_spark, orders  # noqa: F401 (in_spark: a fixture)
+from test_new_columns import ADD, HEADER, big, columns, with_column
+from test_spark_check import FILLER, in_spark, moved, orders  # noqa: F401 (in_spark: a fixture)
 
 SEP_19, SEP_20, SEP_21 = dt.date(2026, 9, 19), dt.date(2026, 9, 20), dt.date(2026, 9, 21)
 CHANNELS = ("web", "store", "")  # a row's channel, in turn
@@ -43,11 +44,11 @@ def sha(day) -> str:
     return hashlib.sha256(day_file(day).read_bytes()).hexdigest()
 
 
-def one_commit_over_the_change(spark, capsys, mode: str) -> tuple:
-    """The till's channel from the 20th; a backfill of the 19th to the 21st in one commit with
-    --on-new-column mode: (exit code, its lines, the versions it made, the newest commit's lineage by day,
-    the channels of the 20th's and 21st's orders)."""
-    channels = {day: with_channel(day) for day in (SEP_20, SEP_21)}
+def one_commit_over_the_change(spark, capsys, mode: str, days=(SEP_20, SEP_21)) -> tuple:
+    """The till's channel from the 20th (in the files of days); a backfill of the 19th to the 21st in one
+    commit with --on-new-column mode: (exit code, its lines, the versions it made, the newest commit's
+    lineage by day, the channels of the orders of days)."""
+    channels = {day: with_channel(day) for day in days}
     before = table_version(spark)
     code = backfill_main(["2026-09-20", "2026-09-22", "--days-per-commit", "3", "--on-new-column", mode])
     lines = capsys.readouterr().out.splitlines()
@@ -141,3 +142,69 @@ def test_a_big_day_whose_new_column_the_table_has_loads_in_one_job(mode, column,
         in_python = read_day_file(sep_16).rows_digest
     assert entry["rows_digest"] == table_digest(spark, sep_16) == in_python
     assert check_month(spark, "2026-09") == (True, [f"ok 2026-09: all 30 days match their files, {before + FILLER} orders"])
+
+
+@pytest.mark.parametrize("mode, column, kept", [
+    ("add", "channel", ["web", "store", None]),
+    ("rescue", "_rescued_data", ['{"channel":"web"}', '{"channel":"store"}', None]),
+], ids=["add", "rescue"])
+def test_a_big_day_whose_load_adds_the_column_loads_in_one_job(mode, column, kept, september, spark, in_spark,
+                                                                monkeypatch, capsys):
+    """The table lacks the column: the big 15th is read, checked and written in one job (the two-pass check
+    is not called), whose held write takes mergeSchema, so its one commit adds the column with the day's
+    rows; the line, the rows and the lineage (columns_added) are the two-pass load's."""
+    import load_day as script
+    day_file(SEP_15).write_bytes(big(with_column("channel", "web", "store", ""), "till"))
+    before = table_version(spark)
+    monkeypatch.setattr(script, "checked_day", None)  # the two-pass load's check is not called
+    assert load_day_main(["2026-09-16", "--on-new-column", mode]) == 0
+    assert capsys.readouterr() == (
+        f"run 2026-09-16 loaded {SEP_15}: {FILLER + 3} rows, orders_daily has {FILLER + 130}\n", "")
+    assert table_version(spark) == before + 1 and columns(spark)[-1] == (column, "string")
+    rows = table_rows(spark, SEP_15)
+    assert [row[-1] for row in rows[:3]] == kept and rows[3][-1] == ("till" if mode == "add" else '{"channel":"till"}')
+    assert {row[-1] for row in table_rows(spark) if row[4] != SEP_15} == {None}
+    entry, = commit_loads(history_frame(spark, 1).first().userMetadata)
+    assert (entry["columns_added"], entry.get("columns_absent")) == ({column: "STRING"}, None)
+    with using(NewColumns(mode)):
+        in_python = read_day_file(SEP_15).rows_digest
+    assert entry["rows_digest"] == table_digest(spark, SEP_15) == in_python
+    assert check_month(spark, "2026-09") == (True, [f"ok 2026-09: all 30 days match their files, {FILLER + 130} orders"])
+
+
+def test_a_refused_line_in_a_big_file_that_adds_a_column_leaves_neither_version_nor_column(september, spark, in_spark,
+                                                                                            monkeypatch, capsys):
+    """The one job takes the file, its write with mergeSchema, and its tasks meet the bad line: the job fails
+    and its held transaction commits nothing, rows or column; the check words the refusal."""
+    from shoptoolkit.writing import held_write
+    jobs, job = [], held_write.written_days
+    monkeypatch.setattr(held_write, "written_days", lambda *args: jobs.append(job(*args)) or jobs[-1])
+    day_file(SEP_15).write_bytes(big(with_column("discount", "1.50", "", "1.234"), "2.5"))
+    before, schema = table_state(spark), columns(spark)
+    assert load_day_main([*ADD, "--column-types", "discount DECIMAL(10,2)"]) == 1
+    refusal = moved("landing/orders/2026-09-15.csv line 4: discount '1.234' is not a number like 19.99")
+    assert capsys.readouterr() == ("", f"error: {refusal}\n")
+    assert [write for write, *_ in jobs] == [None]  # the one job ran, and a line refused it
+    assert (table_state(spark), columns(spark)) == (before, schema)
+
+
+def test_a_commit_of_big_days_that_adds_a_column_is_one_job(september, spark, in_spark, monkeypatch, capsys):
+    """The 19th to the 21st big together, the 20th's file with channel: backfill --days-per-commit writes them
+    in one job (the two-pass check is not called) whose one commit adds the column, each day's lineage as
+    the two-pass commit records it."""
+    from shoptoolkit.writing import commit_days
+    own = day_file(SEP_20).read_text().splitlines()
+    day_file(SEP_20).write_text("".join(f"{line}\n" for line in [*own, *orders(SEP_20, FILLER, 500_000)]))
+    with_channel(SEP_20)
+    monkeypatch.setattr(commit_days, "checked_files", None)  # the two-pass way's check is not called
+    code, lines, versions, entries, _ = one_commit_over_the_change(spark, capsys, "add", days=())
+    absent = "; no channel in the file (null in the table)"
+    assert (code, versions) == (0, 1)
+    assert lines[1] == (f"2/3 run 2026-09-21 loaded {SEP_20}: {orders_of(SEP_20)} rows, orders_daily has {130 + FILLER}; "
+                        f"ok {SEP_20}: {orders_of(SEP_20)} rows for the file's {orders_of(SEP_20)} orders, 0 missing "
+                        f"(commit 1 of 1)")
+    assert [line.endswith(f"0 missing{absent} (commit 1 of 1)") for line in lines[:3]] == [True, False, True]
+    assert columns(spark)[-1] == ("channel", "string")
+    assert {day: (entry.get("columns_added"), entry.get("columns_absent")) for day, entry in entries.items()} == {
+        str(SEP_19): (None, ["channel"]), str(SEP_20): ({"channel": "STRING"}, None), str(SEP_21): (None, ["channel"])}
+    assert check_month(spark, "2026-09") == (True, [f"ok 2026-09: all 30 days match their files, {130 + FILLER} orders"])
