@@ -80,7 +80,7 @@ $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 # --no-skips (tests/conftest.py) makes a skipped test an error: everything above is installed here.
 TEST_WORKERS ?= 2
 test: test-setup
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=10 --no-skips tests
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30 --no-skips tests
 
 # The model check on new seeds for SECONDS seconds (docs/tests.md), then its figures: not part of make test,
 # which runs a fixed set of seeds. A divergence prints its seed and the shortest history that shows it.

@@ -45,11 +45,13 @@ SEP_15 = datetime.date(2026, 9, 15)
 # close together. test_pipeline_dag.py comes after test_pipeline.py has had time to end: both need
 # spark-pipelines' one local port (the pipeline_turn fixture), and the later one's worker would wait idle for it.
 # A file is named without its folder (tests/<domain>/); files not named here follow, in their usual order.
-LONGEST_FIRST = ["test_crash.py", "test_pipeline.py", "test_bucket_lake.py", "test_cluster_year.py", "test_many_writers.py",
-                 "test_model_check.py", "test_pipeline_dag.py", "test_airflow_e2e.py", "test_restore_day.py", "test_cluster.py",
-                 "test_spark_server.py", "test_parallel.py", "test_notebook.py", "test_upkeep.py", "test_make.py",
-                 "test_backfill_commits.py", "test_readme.py", "test_command_lines.py", "test_spark_check.py",
-                 "test_late_clash.py", "test_bad_input.py", "test_idempotence.py", "test_load_and_check.py"]
+LONGEST_FIRST = ["test_crash.py", "test_pipeline.py", "test_bucket_lake.py", "test_cluster_year.py",
+                 "test_many_writers.py", "test_model_check.py", "test_pipeline_dag.py", "test_airflow_e2e.py",
+                 "test_restore_day.py", "test_new_columns_after.py", "test_cluster.py", "test_spark_server.py",
+                 "test_parallel.py", "test_notebook.py", "test_upkeep.py", "test_make.py",
+                 "test_new_columns_commits.py", "test_new_column_writers.py", "test_backfill_commits.py",
+                 "test_readme.py", "test_command_lines.py", "test_spark_check.py", "test_late_clash.py",
+                 "test_bad_input.py", "test_idempotence.py", "test_load_and_check.py"]
 
 
 # The slow runs of the whole (Airflow, the Databricks bundle, a cluster, a bucket, pipelines) live in this
