@@ -63,8 +63,8 @@ def run_lines(printed: str) -> list:
 
 def loaded_line(place: int, day) -> str:
     count = orders_on(day)
-    return (f"{place}/{len(CHANGED)} run {day + dt.timedelta(days=1)} loaded {day}: {count} rows, orders_daily has 130; "
-            f"ok {day}: {count} rows for the file's {count} orders, 0 missing")
+    return (f"{place}/{len(CHANGED)} run {day + dt.timedelta(days=1)} loaded {day}: {count} rows, orders_daily has "
+            f"130; ok {day}: {count} rows for the file's {count} orders, 0 missing")
 
 
 def course_backfill(mode: str) -> tuple:
