@@ -1,5 +1,6 @@
-"""After the till's file gained a column (docs/new_columns.md): September loaded as the course runs it in
-each of the three settings, `channel` in the files from the 20th on; a restore of a day to a version
+"""After the till's file gained a column (docs/new_columns.md): September's backfill run again as the course
+runs it, with --reprocess changed, in each of the three settings, `channel` in the files from the 20th on (so
+the 11 days from the 20th on load again, the 19 before it are skipped as ok); a restore of a day to a version
 before the change; history.py's mark of the commit that changed the schema; upkeep.py's compaction and
 VACUUM across the change; and other clients reading the evolved table (delta-rs, plain Spark + Delta,
 the course's own code as it is written)."""
@@ -32,6 +33,7 @@ from shoptoolkit.truth.day_truth import day_states
 
 CHANGE, LAST = dt.date(2026, 9, 20), dt.date(2026, 9, 30)  # the till's update: channel from the 20th on
 COURSE = ["2026-09-02", "2026-10-01"]  # the course's backfill: the 30 runs that load September
+CHANGED = run_dates(CHANGE, LAST)  # the 11 days whose files gained channel: --reprocess changed runs theirs
 HEADER = "order_id,customer_id,amount,ordered_at"
 TILL = ["order_id", "customer_id", "amount", "ordered_at", "order_date"]
 ALL_OK = (True, ["ok 2026-09: all 30 days match their files, 130 orders"])
@@ -61,14 +63,15 @@ def run_lines(printed: str) -> list:
 
 def loaded_line(place: int, day) -> str:
     count = orders_on(day)
-    return (f"{place}/30 run {day + dt.timedelta(days=1)} loaded {day}: {count} rows, orders_daily has 130; "
-            f"ok {day}: {count} rows for the file's {count} orders, 0 missing")
+    return (f"{place}/{len(CHANGED)} run {day + dt.timedelta(days=1)} loaded {day}: {count} rows, orders_daily has "
+            f"130; ok {day}: {count} rows for the file's {count} orders, 0 missing")
 
 
 def course_backfill(mode: str) -> tuple:
-    """(exit code, lines) of the course's backfill with --on-new-column mode, run in this session."""
+    """(exit code, lines) of the course's backfill with --reprocess changed and --on-new-column mode, run in
+    this session: the runs of the days whose files changed, the others skipped (ok)."""
     with redirect_stdout(io.StringIO()) as printed:
-        code = backfill_main([*COURSE, "--on-new-column", mode])
+        code = backfill_main([*COURSE, "--reprocess", "changed", "--on-new-column", mode])
     return code, run_lines(printed.getvalue())
 
 
@@ -79,7 +82,8 @@ def column_names(spark) -> list:
 @pytest.fixture(scope="module")
 def evolved_template(spark, september_template, tmp_path_factory):
     """September as loaded (september_template), its files then given channel from the 20th on and the
-    course's backfill run again with --on-new-column add: what it printed kept in backfill.out."""
+    course's backfill run again with --reprocess changed --on-new-column add: what it printed kept in
+    backfill.out."""
     folder = tmp_path_factory.mktemp("evolved")
     for name in ("landing", "lake"):
         shutil.copytree(september_template / name, folder / name)
@@ -102,9 +106,8 @@ def evolved(spark, evolved_template, tmp_path, monkeypatch):
 
 def test_add_loads_september_across_the_change_and_every_day_checks_ok(evolved, evolved_template, spark, capsys):
     code, lines = json.loads((evolved_template / "backfill.out").read_text(encoding="utf-8"))
-    days = run_dates(FIRST_DAY, LAST)
-    assert code == 0 and lines[:30] == [loaded_line(place, day) for place, day in enumerate(days, start=1)]
-    assert lines[30] == "ran 30 runs, 0 failed; orders_daily has 30 days, 130 orders"
+    assert code == 0 and lines == [*(loaded_line(place, day) for place, day in enumerate(CHANGED, start=1)),
+                                   "ran 11 runs, 0 failed, 19 skipped; orders_daily has 30 days, 130 orders"]
     assert column_names(spark) == [*TILL, "channel"]
     assert [row[-1] for row in table_rows(spark, CHANGE)] == channels(CHANGE)
     assert {row[-1] for row in table_rows(spark) if row[4] < CHANGE} == {None}
@@ -117,9 +120,8 @@ def test_add_loads_september_across_the_change_and_every_day_checks_ok(evolved, 
 def test_rescue_loads_september_across_the_change_and_every_day_checks_ok(september, spark, capsys):
     gain_channel()
     code, lines = course_backfill("rescue")
-    days = run_dates(FIRST_DAY, LAST)
-    assert code == 0 and lines[:30] == [loaded_line(place, day) for place, day in enumerate(days, start=1)]
-    assert lines[30] == "ran 30 runs, 0 failed; orders_daily has 30 days, 130 orders"
+    assert code == 0 and lines == [*(loaded_line(place, day) for place, day in enumerate(CHANGED, start=1)),
+                                   "ran 11 runs, 0 failed, 19 skipped; orders_daily has 30 days, 130 orders"]
     assert column_names(spark) == [*TILL, "_rescued_data"]
     assert [row[-1] for row in table_rows(spark, CHANGE)] == [f'{{"channel":"{one}"}}' for one in channels(CHANGE)]
     assert history_line(table_history(spark, 11)[-1]).endswith(" | adds column _rescued_data STRING")
@@ -133,16 +135,14 @@ def test_fail_refuses_each_day_from_the_change_on_in_one_line_and_none_of_them_l
     gain_channel()
     before, version = table_rows(spark), table_version(spark)
     code, lines = course_backfill("fail")
-    days = run_dates(FIRST_DAY, LAST)
-    refused = [f"{place}/30 run {day + dt.timedelta(days=1)} failed: landing/orders/{day}.csv line 1: unexpected "
+    refused = [f"{place}/11 run {day + dt.timedelta(days=1)} failed: landing/orders/{day}.csv line 1: unexpected "
                f"column channel (expected {HEADER}); --on-new-column add or rescue (or SHOP_ON_NEW_COLUMN) "
                f"would load it"
-               for place, day in enumerate(days, start=1) if day >= CHANGE]
-    assert code == 1 and lines[:30] == [loaded_line(place, day) for place, day in enumerate(days, start=1)
-                                        if day < CHANGE] + refused
-    runs = ", ".join(str(day + dt.timedelta(days=1)) for day in run_dates(CHANGE, LAST))
-    assert lines[30] == f"ran 30 runs, 11 failed ({runs}); orders_daily has 30 days, 130 orders"
-    assert (table_rows(spark), table_version(spark), column_names(spark)) == (before, version + 19, TILL)
+               for place, day in enumerate(CHANGED, start=1)]
+    runs = ", ".join(str(day + dt.timedelta(days=1)) for day in CHANGED)
+    assert code == 1 and lines == [*refused, f"ran 11 runs, 11 failed ({runs}), 19 skipped; orders_daily has 30 "
+                                             f"days, 130 orders"]
+    assert (table_rows(spark), table_version(spark), column_names(spark)) == (before, version, TILL)
 
 
 BEFORE = 29  # the september template's newest version: the table before the change
@@ -154,7 +154,7 @@ def test_a_restore_to_a_version_before_the_change_keeps_the_schema_and_nulls_the
     assert restore_main([str(day + dt.timedelta(days=1)), "--version", str(BEFORE)]) == 0
     count = orders_on(day)
     assert capsys.readouterr() == (
-        f"restored {day} from version {BEFORE} ({count} rows -> {count}); orders_daily has 130, version 60; "
+        f"restored {day} from version {BEFORE} ({count} rows -> {count}); orders_daily has 130, version 41; "
         f"channel is null on {day}: version {BEFORE} had no such column, and Delta cannot drop a column for "
         f"some days only\n", "")
     assert column_names(spark) == [*TILL, "channel"]
@@ -167,14 +167,18 @@ def test_a_restore_to_a_version_before_the_change_keeps_the_schema_and_nulls_the
                f"{channels(day)[0]} in the file")
 
 
-def test_history_marks_the_commit_that_changed_the_schema(evolved, spark, capsys):
-    """The course's backfill again, channel from the 20th on: versions 30 to 59, the 20th's load at 49."""
+def test_history_marks_the_commit_that_changed_the_schema(evolved, september_template, spark, capsys):
+    """The course's backfill again, channel from the 20th on: versions 30 to 40 reload the 20th to the 30th,
+    the 20th's load at 30 adding the column; version 29 is September's load of the 30th, its file then."""
     assert history_main(["--limit", "12"]) == 0
+    with root_at(september_template):
+        before = fingerprint(day_file(LAST))[1][:12]
     assert capsys.readouterr().out.splitlines() == [
-        f"version {30 + (day - FIRST_DAY).days} | WRITE | order_date = DATE'{day}' | {orders_on(day)} | "
+        f"version {30 + (day - CHANGE).days} | WRITE | order_date = DATE'{day}' | {orders_on(day)} | "
         f"run {day + dt.timedelta(days=1)} | file {fingerprint(day_file(day))[1][:12]}"
         + (" | adds column channel STRING" if day == CHANGE else "")
-        for day in reversed(run_dates(CHANGE - dt.timedelta(days=1), LAST))]
+        for day in reversed(CHANGED)] + [
+        f"version 29 | WRITE | order_date = DATE'{LAST}' | {orders_on(LAST)} | run 2026-10-01 | file {before}"]
 
 
 def test_upkeep_compacts_and_vacuums_across_the_change_and_every_day_keeps_its_lineage(evolved, spark):
@@ -184,7 +188,7 @@ def test_upkeep_compacts_and_vacuums_across_the_change_and_every_day_keeps_its_l
                 check_month(spark, "2026-09"), table_rows(spark))
     before = answers()
     lines = upkeep.upkeep(spark, "2026-10-01", window=dt.timedelta(seconds=1), vacuum=False)
-    assert re.sub(r" \([\d,]+ bytes\)", "", lines[0]) == "compacted 2026-09: 30 days in 30 files -> 1 file; version 60"
+    assert re.sub(r" \([\d,]+ bytes\)", "", lines[0]) == "compacted 2026-09: 30 days in 30 files -> 1 file; version 41"
     time.sleep(1.5)  # the files the reloads and the compaction replaced are now older than the window
     on_disk = upkeep.data_files()
     assert re.fullmatch(rf"VACUUM deleted {on_disk - 1} of {on_disk} data files; undo window 1 second: .*",
@@ -193,8 +197,8 @@ def test_upkeep_compacts_and_vacuums_across_the_change_and_every_day_keeps_its_l
     assert before[0][9][1:3] == ("ok", "ok 2026-09-10: 3 rows for the file's 3 orders, 0 missing; "
                                       "no channel in the file (null in the table)")
     assert column_names(spark) == [*TILL, "channel"] and upkeep.data_files() == 1
-    assert [history_line(entry) for entry in table_history(spark, 4) if entry["version"] == 60] == [(
-        "version 60 | WRITE | order_date IN 30 days 2026-09-01 .. 2026-09-30 | 130 | "
+    assert [history_line(entry) for entry in table_history(spark, 4) if entry["version"] == 41] == [(
+        "version 41 | WRITE | order_date IN 30 days 2026-09-01 .. 2026-09-30 | 130 | "
         "upkeep: compacted 2026-09, the lineage of 30 days kept")]  # no mark: a compaction changes no schema
 
 
@@ -235,8 +239,8 @@ def test_the_course_code_as_written_runs_on_the_evolved_table(evolved, spark, ca
     late = printed.index("run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131")
     assert printed[late + 1:late + 4] == [
         "ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing; no channel in the file (null in the table)",
-        "version 60 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file fe704980722a",
-        f"version 59 | WRITE | order_date = DATE'{LAST}' | 6 | run 2026-10-01 | "
+        "version 41 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file fe704980722a",
+        f"version 40 | WRITE | order_date = DATE'{LAST}' | 6 | run 2026-10-01 | "
         f"file {fingerprint(day_file(LAST))[1][:12]}"]
     assert printed[late + 4] == "September 2026: 30 ok" and printed[-1] == ALL_OK[1][0].replace("130", "131")
     monkeypatch.setattr(sys, "argv", ["course_month.py", "2026-09"])
