@@ -294,12 +294,14 @@ def test_writers_at_once_are_refused_on_a_store_that_does_not_refuse_a_second_cr
                                          f"there (no --parallel, no parallel.py)\n")
 
 
-def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day(store, tmp_path):
+def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day(store, tmp_path, september_template):
     """The server goes away while a load's rows are held inside its write (tests/support/holding.py), then
-    comes back on its port with what it held: the load said so in one line and committed nothing; its rerun
-    loads the day. The connector's retries are cut short through spark-defaults.conf, as a user passes any
-    setting of it."""
+    comes back on its port with what it held: the load of the 15th, its late order new, said so in one line
+    and committed nothing (the 15th is still `changed`); its rerun loads the day. The table is September's,
+    put on the bucket as the folder's test run made it. The connector's retries are cut short through
+    spark-defaults.conf, as a user passes any setting of it."""
     from shoptoolkit.engine.connect_server import free_port
+    from shoptoolkit.storage.project_paths import day_file
     kind, _ = store
     conf, hold, objects, port = tmp_path / "conf", tmp_path / "hold", tmp_path / "objects", free_port()
     for folder in (conf, hold, objects):
@@ -308,7 +310,10 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
     with kind.started_again(port, objects) as server:
         env = {**server.env(tmp_path.name), "SPARK_CONF_DIR": str(conf)}
         assert run(env, tmp_path, "make_days.py")[0] == 0
-        assert run(env, tmp_path, "load_day.py", "2026-09-02")[0] == 0
+        put_table(september_template / "lake" / "orders_daily", env, kind)
+        with environment(env, kind), root_at(env["SHOP_ROOT"]):
+            late = day_file(SEP_15)
+            late.write_text(late.read_text() + LATE_ORDER + "\n")
         writer = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "holding.py"), str(hold), "load_day.py",
                                    "2026-09-16"], cwd=tmp_path, env=env, text=True, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
@@ -328,9 +333,9 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
                f"http://127.0.0.1:{port}/ ({kind.endpoint})\n")
     with kind.started_again(port, objects):
         code, month, _ = run(env, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
-        assert (code, month[0]) == (1, "September 2026: 1 ok, 29 missing")  # nothing of the 15th landed
+        assert (code, month[0]) == (1, "September 2026: 29 ok, 1 changed")  # nothing of the 15th landed
         assert run(env, tmp_path, "load_day.py", "2026-09-16") == (
-            0, ["run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 7"], "")
+            0, ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"], "")
 
 
 def test_credentials_refused_inside_spark_are_one_line_and_nothing_lands(store, on_bucket, tmp_path, served):
