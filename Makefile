@@ -7,7 +7,7 @@ INSTALL := $(VENV)/bin/uv pip install -q --python $(PY)
 
 .PHONY: setup airflow-setup databricks-setup test-setup run run-s3 run-gcs pipeline test soak soak-s3 mutants bench bench-parallel bench-dag \
 	bench-peers
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed $(VENV)/.classes-built
 
 # requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
 $(VENV)/.installed: requirements.txt requirements/connect.txt requirements/uv.txt
@@ -15,6 +15,10 @@ $(VENV)/.installed: requirements.txt requirements/connect.txt requirements/uv.tx
 	$(PY) -m pip install -q -r requirements/uv.txt
 	$(INSTALL) -r requirements.txt -r requirements/connect.txt
 	$(PY) -m shoptoolkit.engine.class_archive
+	touch $@
+
+# The toolkit's Java classes (shoptoolkit/engine/log_store.py), built again whenever a source of them changes.
+$(VENV)/.classes-built: $(VENV)/.installed $(wildcard shoptoolkit/engine/java/shoptoolkit/*.java)
 	$(PY) -m shoptoolkit.engine.log_store
 	touch $@
 
@@ -61,7 +65,7 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 # a local Google Cloud Storage server, built from source with Go (`go` on PATH, or /usr/local/go/bin/go) once
 # into .venv/share/shop-toolkit/ (48 MiB; 95 s on a new machine, seconds from Go's own caches; tests/support/local_gcs.py),
 # for the tests on gs://.
-test-setup: $(VENV)/.test-installed
+test-setup: $(VENV)/.test-installed $(VENV)/.classes-built
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 	$(INSTALL) -r requirements/test.txt
@@ -76,7 +80,7 @@ $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 # --no-skips (tests/conftest.py) makes a skipped test an error: everything above is installed here.
 TEST_WORKERS ?= 2
 test: test-setup
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=10 --no-skips tests
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30 --no-skips tests
 
 # The model check on new seeds for SECONDS seconds (docs/tests.md), then its figures: not part of make test,
 # which runs a fixed set of seeds. A divergence prints its seed and the shortest history that shows it.

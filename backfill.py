@@ -6,18 +6,17 @@
 
 A line per run as it goes, with its place and its time (`12/365 run 2026-09-13 loaded ... (1.02 s)`); the
 closing line ends with the whole backfill's time, Spark's start included. A failed run (no file, bad data,
-a failed check) is reported and the backfill goes on with the next date, as an orchestrator's backfill
-does; the closing line counts and names the failed run dates, and the exit code is 1 if any failed.
+a failed check) is reported and the backfill goes on, as an orchestrator's does; the closing line counts
+and names the failed run dates, and the exit code is 1 if any failed (--on-new-column: docs/new_columns.md).
 With --days-per-commit N the days go to the table N at a time, each N in one commit checked in one query
 (commit_days.py); a run's line then ends with its commit, each commit has a line of its own, and the
 closing line counts the commits. Rerunning it, or starting over after a stop, ends with the same table.
-
     python backfill.py 2026-09-02 2026-10-01 --reprocess changed   # only days whose data is not right
     python backfill.py 2026-09-02 2026-10-01 --reprocess failed --dry-run   # what it would run, and why
 
 --reprocess chooses the run dates from the state of the day each loads (see reprocess.py); the closing line
-counts the skipped ones. --dry-run prints the choice and writes nothing. On s3a://, runs at once are
-refused when the store would let two writers commit one version (shoptoolkit/storage/commit_safety.py).
+counts the skipped ones. --dry-run prints the choice and writes nothing. On s3a://, runs at once are refused
+when the store would let two writers commit one version (storage/commit_safety.py).
 """
 import argparse
 import re
@@ -27,8 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from delta_session import TABLE, delta_spark, orders_table, table_exists
-from shoptoolkit.run_args import (add_root, add_verbose, check_range, day_loaded_by, one_line, parse_date,
-                                  parse_days_per_commit, run_dates, run_main)
+from shoptoolkit.run_args import (add_new_column, add_root, add_verbose, check_range, day_loaded_by, one_line,
+                                  parse_date, parse_days_per_commit, run_dates, run_main)
 from shoptoolkit.storage import refuse_writers_at_once
 from shoptoolkit.table import PARTITION_COLUMN
 from shoptoolkit.truth import REPROCESS, dates_to_run, dry_run
@@ -164,6 +163,7 @@ def parse_args(argv):
                              "each (0 or all: one commit; default 1, a commit a run)")
     add_verbose(parser)
     add_root(parser)
+    add_new_column(parser)
     args = parser.parse_args(argv)
     check_range(parser, args.first, args.last, args.allow_long)
     if args.parallel is not None and args.parallel < 1:

@@ -5,6 +5,8 @@
 
 A line per commit: `version N | operation | predicate | rows_written | run RUN_DATE | file SHA256[:12]`,
 e.g. `version 30 | WRITE | order_date = DATE'2026-09-15' | 4 | run 2026-09-16 | file 5a1c0e9b2f47`.
+A load that gave the table a new column (docs/new_columns.md) says so last, from its lineage's columns_added,
+e.g. `version 49 | ... | run 2026-09-21 | file c6a3a57e9457 | adds column channel STRING`.
 A commit of another writer ends with its user metadata instead of the load's run and file, e.g.
 restore_day.py's `version 31 | WRITE | order_date = DATE'2026-09-15' | 3 | restore_day: 2026-09-15 from version 29`.
 A commit of many days (backfill.py --days-per-commit) names them as a range and a count, e.g.
@@ -82,7 +84,17 @@ def history_line(entry: dict) -> str:
         fields += [f"run {lineage.get('run_date', '?')}", f"file {lineage.get('sha256', '?')[:12]}"]
     elif entry["note"]:
         fields.append(entry["note"])
+    added = {} if lineage.get("upkeep") else columns_added(days or [lineage])
+    if added:
+        fields.append(f"adds column{'s' if len(added) > 1 else ''} "
+                      f"{', '.join(f'{name} {kind}' for name, kind in added.items())}")
     return " | ".join(fields)
+
+
+def columns_added(loads: list) -> dict:
+    """{name: type} of the columns the commit's loads (their lineage) gave the table: the schema's change
+    (a compaction carries its days' lineage, but changes no schema: not asked)."""
+    return {name: kind for load in loads for name, kind in (load.get("columns_added") or {}).items()}
 
 
 def parse_args(argv):

@@ -12,10 +12,12 @@ import argparse
 import datetime as dt
 
 from delta_session import TABLE, delta_spark, new_table_layout, queries_for
-from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, as_date, day_loaded_by, parse_date, run_main
+from shoptoolkit.run_args import (ToolkitError, add_new_column, add_root, add_verbose, as_date, day_loaded_by,
+                                  parse_date, run_main)
 from shoptoolkit.storage import day_file, shown, table_path
 from shoptoolkit.table import IDS_IN_QUERY, PARTITION_COLUMN, existing_table, lineage, table_after_write
-from shoptoolkit.till import DayFile, bad_line, checked_day, file_facts, line_of, read_orders, spark_check_bytes
+from shoptoolkit.till import (DayFile, bad_line, checked_day, current, file_facts, line_of, read_orders, setting_for,
+                              spark_check_bytes, table_extras, using)
 from shoptoolkit.writing import (HeldDays, day_predicate, held_days, one_job_fits, print_now, retrying,
                                  take_back_late_clashes, version_checked)
 
@@ -56,37 +58,49 @@ def clash_refusal(spark, found: DayFile, orders, day: dt.date, table=None) -> di
                               f"order_id already stored on another day: {listed}"))}
 
 
-def load_day(spark, run_date) -> str:
-    """Replace the day before run_date with its landing file; return the line to print."""
+def load_day(spark, run_date, on_new_column=None, column_types=None) -> str:
+    """Replace the day before run_date with its landing file; return the line to print. on_new_column:
+    what a column the table lacks does, fail, add or rescue, and column_types the new columns' types
+    (`discount DECIMAL(10,2)`), else SHOP_ON_NEW_COLUMN's and SHOP_COLUMN_TYPES' (docs/new_columns.md)."""
     run_date = as_date(run_date)
     day = day_loaded_by(run_date)
     facts = file_facts(day_file(day), keep_under=spark_check_bytes())  # one read: size, sha256, a small file's bytes
     if facts is None:
         raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
     with queries_for(spark, facts.size):
-        checked_at = version_checked(spark)
-        one_job = one_job_fits(spark, [day], facts.size)
-        held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
-        metadata, found, orders = (commit_held(spark, run_date, day, held) if held
-                                   else write_checked(spark, run_date, day, facts))
-        late = take_back_late_clashes(spark, checked_at, metadata,
-                                      lambda table: clash_refusal(spark, found, orders, day, table))
-        if late:
-            raise ToolkitError(late[day])
-        total = table_after_write(spark).count()
+        checked_at, table = version_checked(spark), existing_table(spark)
+        extras = table_extras(table.schema) if table is not None else {}
+        with using(setting_for(on_new_column, column_types, extras)):
+            return loaded(spark, run_date, day, facts, checked_at)
+
+
+def loaded(spark, run_date, day, facts, checked_at: int) -> str:
+    """load_day's work, the table's version before its checks taken and the setting of new columns in force."""
+    one_job = one_job_fits(spark, [day], facts.size)
+    held = held_days(spark, [day], day_predicate(day)) if one_job else None  # None: the check words it
+    metadata, found, orders = (commit_held(spark, run_date, day, held) if held
+                               else write_checked(spark, run_date, day, facts))
+    late = take_back_late_clashes(spark, checked_at, metadata,
+                                  lambda table: clash_refusal(spark, found, orders, day, table),
+                                  columns=current().table)  # ColumnsChanged: the table gained one meanwhile
+    if late:
+        raise ToolkitError(late[day])
+    total = table_after_write(spark).count()
     return f"run {run_date} loaded {day}: {found.count} rows, {TABLE} has {total}"
 
 
 def commit_held(spark, run_date, day, held: HeldDays) -> tuple:
     """(metadata, DayFile, ids) of a day written in one job (held_write.py), committed unless one of its
-    ids is stored on another day: then its files are deleted and the clash refuses it."""
+    ids is stored on another day: then its files are deleted and the clash refuses it (and the columns
+    its write would have added with it)."""
     with held:  # the written files are deleted unless committed
-        clash = clash_refusal(spark, held.found[day], held.orders, day)
+        found = held.found[day]
+        clash = clash_refusal(spark, found, held.orders, day)
         if clash:
             raise ToolkitError(clash[day])
-        metadata = lineage(run_date, day, held.found[day])
+        metadata = lineage(run_date, day, found, current().added(found.types), current().absent(found.columns))
         held.commit(metadata)
-    return metadata, held.found[day], held.orders
+    return metadata, found, held.orders
 
 
 def write_checked(spark, run_date, day, facts=None) -> tuple:
@@ -100,8 +114,9 @@ def write_checked(spark, run_date, day, facts=None) -> tuple:
         raise ToolkitError(clash[day])
     # The day as a DATE literal: Delta's delete then skips every stored file of another day by
     # its statistics (with a string it skips none, and reads them all: a job that grows with the table).
-    metadata = lineage(run_date, day, found)
-    writer = (orders.write.format("delta").mode("overwrite")
+    added = current().added(found.types)  # added in this commit (mergeSchema): a refused load adds none
+    metadata = lineage(run_date, day, found, added, current().absent(found.columns))
+    writer = (orders.write.format("delta").mode("overwrite").option("mergeSchema", str(bool(added)).lower())
               .option("replaceWhere", f"{PARTITION_COLUMN} = DATE'{day}'").option("userMetadata", metadata))
     new_table_layout(spark, writer).save(str(table_path()))
     return metadata, found, orders
@@ -117,6 +132,7 @@ def parse_args(argv):
     parser.add_argument("run_date", type=parse_date, help="run date D (YYYY-MM-DD); the run loads D-1")
     add_verbose(parser)
     add_root(parser)
+    add_new_column(parser)
     return parser.parse_args(argv)
 
 

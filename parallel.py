@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from delta_session import TABLE, delta_spark, orders_table, partition_new_table, table_exists
-from shoptoolkit.run_args import add_root, add_verbose, day_loaded_by, one_line, parse_date, run_dates, run_main
+from shoptoolkit.run_args import (add_new_column, add_root, add_verbose, day_loaded_by, one_line, parse_date,
+                                  run_dates, run_main)
 from shoptoolkit.storage import (is_local, landing_dir, project_root, refuse_writers_at_once, remove_tree, root_at,
                                  shown, table_path)
 from shoptoolkit.table import PARTITION_COLUMN, table_ddl
@@ -157,6 +158,7 @@ def parse_args(argv):
                         help="run both layouts N times, each on a fresh table, and print a summary")
     add_verbose(parser)
     add_root(parser)
+    add_new_column(parser)
     args = parser.parse_args(argv)
     if args.tries < 0:
         parser.error(f"--tries must be 1 or more, not {args.tries}")

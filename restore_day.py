@@ -8,7 +8,9 @@ Run dates, as in every script: RUN_DATE stands for the day it loads (D-1); histo
 versions. Delta's time travel reads the days at version N, and one replaceWhere over those days
 writes them back: other days are untouched, and a day that had no rows at version N is removed.
 The commit's user metadata says what it was (`restore_day: 2026-09-15 from version 29`); history.py
-shows it. A restore that loses a write conflict is tried again (retry.py).
+shows it. A restore that loses a write conflict is tried again (retry.py). A column the table gained
+after version N (docs/new_columns.md) stays, null on the restored days, and the line says why: Delta
+cannot drop a column for some days only (`...; channel is null on 2026-09-25: version 29 had no such ...`).
 Refused in one line, exit 1, nothing written: a version the table does not have, one whose data
 files VACUUM has removed (the line says which versions can still be read), or one committed before the
 undo window upkeep.py set on the table (the line says from which version on it can go back, as
@@ -110,7 +112,22 @@ def restore_days(spark, first_day, last_day, version: int, show=print_now) -> st
     before = retrying(write, f"restore {label}", show)
     after = sum(rows_per_day(orders_table(spark), first_day, last_day).values())
     return (f"restored {label} from version {version} ({before} rows -> {after}); "
-            f"{TABLE} has {orders_table(spark).count()}, version {table_version(spark)}")
+            f"{TABLE} has {orders_table(spark).count()}, version {table_version(spark)}"
+            f"{nulled(columns_since(spark, then), label, version)}")
+
+
+def columns_since(spark, then) -> list:
+    """The table's columns that the frame of a version (then) lacks: a new column added since (docs/new_columns.md)."""
+    return [name for name in orders_table(spark).columns if name not in then.columns]
+
+
+def nulled(columns: list, label: str, version: int) -> str:
+    """What a restore says of the table's columns its version did not have: the table keeps them, its days hold null."""
+    if not columns:
+        return ""
+    named = ", ".join(columns)
+    return (f"; {named} {'is' if len(columns) == 1 else 'are'} null on {label}: version {version} had no such "
+            f"column{'s' if len(columns) > 1 else ''}, and Delta cannot drop a column for some days only")
 
 
 def dry_run(spark, first_day, last_day, version: int) -> list:

@@ -33,9 +33,10 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from shoptoolkit.engine import DATASETS, PREPARED, SPEC, START_FILE, local_port, pipeline_home, prepare_run
+from shoptoolkit.engine import DATASETS, PREPARED, SPEC, START_FILE, local_port, pipeline_home, prepare_run, run_spec
 from shoptoolkit.run_args import ToolkitError, add_root, add_verbose, check_range, parse_date, run_main
 from shoptoolkit.storage import logs_dir, project_root, shown
+from shoptoolkit.till import refuse_other_headers
 
 # spark-pipelines' own lines start with a timestamp: "2026-12-01 10:38:02: Flow ... is RUNNING."
 PIPELINE_LINE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}: ")
@@ -173,6 +174,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)  # a bad date or dataset name is a usage error before Spark starts
 
     def body():
+        if not args.dry_run:  # the flows read every file with the till's columns: another header fails them
+            refuse_other_headers(run_spec(args.spec.resolve())["configuration"]["spark.shop.landing"])
         if args.prepare:
             path, _ = prepare_run(args.spec.resolve(), args.window, PREPARED)
             print(f"prepared {shown(path)}, {shown(pipeline_home() / 'conf')} (SPARK_CONF_DIR) and "

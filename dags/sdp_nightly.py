@@ -6,7 +6,8 @@
 
 prepare    python run_pipeline.py --prepare: the run's spec (pipelines/.spark-pipeline.prepared.yml),
            lake/_pipeline/conf/ (Delta's SQL settings and the Derby catalog in spark-defaults.conf) and
-           lake/_pipeline/spark-start.json (how the pipeline's Spark starts); no Spark
+           lake/_pipeline/spark-start.json (how the pipeline's Spark starts); no Spark. A landing file
+           whose header is not the till's (a new column: docs/new_columns.md) fails it in one line
 selection  the refresh selection in the DAG run's conf, as `python run_pipeline.py --full-refresh ...`
            (the operator has no refresh options), e.g. {"full_refresh": ["orders_raw"]},
            {"refresh": ["orders_by_day"]} or {"full_refresh_all": true}; skipped when the conf has none

@@ -8,9 +8,12 @@ Its one task runs, in the project folder (walkthrough: docs/airflow.md),
 
 so the runs FIRST .. LAST load the days FIRST-1 .. LAST-1, exactly as that command does by hand. The
 DAG run's params: first and last (run dates, YYYY-MM-DD, both required) and days_per_commit (a whole
-number >= 1, or 0 / all for the whole range in one commit; default all). The command is built when
-the task runs, from the params checked here: only checked dates and numbers reach backfill.py,
-quoted, and a bad or missing param fails the task with one line (`error: param ...`), exit 2,
+number >= 1, or 0 / all for the whole range in one commit; default all), and for this run only,
+on_new_column (fail, add or rescue) and column_types (`discount DECIMAL(10,2)`), passed as backfill.py's
+--on-new-column and --column-types; without them the environment's SHOP_ON_NEW_COLUMN and SHOP_COLUMN_TYPES
+hold, as in every task (docs/new_columns.md). The command is built when
+the task runs, from the params checked here: only checked dates, numbers and settings reach
+backfill.py, quoted, and a bad or missing param fails the task with one line (`error: param ...`), exit 2,
 before any Spark starts. A day backfill.py cannot load fails the task too (exit 1), after the
 other days have landed; its log names the day.
 
@@ -32,10 +35,11 @@ from airflow.sdk import DAG
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # shop_settings.py, beside this file
 from shop_settings import project_home, project_python, script_command  # noqa: E402
 
-PARAMS = {"first": None, "last": None, "days_per_commit": "all"}
+PARAMS = {"first": None, "last": None, "days_per_commit": "all", "on_new_column": None, "column_types": None}
 TRIGGER = """trigger with --conf '{"first": "YYYY-MM-DD", "last": "YYYY-MM-DD"}'"""
 USAGE_ERROR = 2  # as backfill.py's own usage errors (argparse)
 MAX_RUNS = 366  # run_args.MAX_RUNS: backfill.py refuses more without --allow-long
+MODES = ("fail", "add", "rescue")  # new_columns.MODES: what a load does with a column the table lacks
 
 
 def shown(value) -> str:
@@ -77,7 +81,18 @@ def backfill_args(params: dict) -> list:
     if runs > MAX_RUNS:  # backfill.py's own refusal would be argparse's usage text, and name --allow-long
         raise ValueError(f"params 'first' {first} .. 'last' {last} are {runs} runs, more than a year "
                          f"({MAX_RUNS}): trigger a year at most at a time")
-    return [str(first), str(last), "--days-per-commit", days_per_commit(params)]
+    return [str(first), str(last), "--days-per-commit", days_per_commit(params), *new_column_args(params)]
+
+
+def new_column_args(params: dict) -> list:
+    """backfill.py's --on-new-column and --column-types for this run, when the conf gives them (its types
+    are checked by backfill.py: a bad one is its usage error, exit 2)."""
+    mode, types = params.get("on_new_column"), params.get("column_types")
+    if mode is not None and mode not in MODES:
+        raise ValueError(f"param 'on_new_column' is {shown(mode)}: give {', '.join(MODES[:-1])} or {MODES[-1]}")
+    if types is not None and not isinstance(types, str):
+        raise ValueError(f"param 'column_types' is {shown(types)}, not a text like \"discount DECIMAL(10,2)\"")
+    return [*(["--on-new-column", mode] if mode else []), *(["--column-types", types] if types else [])]
 
 
 def backfill_command(params, python: str) -> str:

@@ -16,6 +16,10 @@ Settings from the environment (read when the file is parsed, by the scheduler an
                                the environment, out of the rendered command
     SHOP_RETRIES               retries per task (default 2)
     SHOP_RETRY_DELAY_SECONDS   wait before a retry (default 300); tests set both low
+Read by the scripts where each task runs, as SHOP_ROOT is: a task inherits the environment Airflow
+was started with, so these set once there reach every load_day.py (docs/new_columns.md):
+    SHOP_ON_NEW_COLUMN         what a load does with a column the table lacks: fail (default), add, rescue
+    SHOP_COLUMN_TYPES          new columns' types, e.g. "discount DECIMAL(10,2)" (default: STRING)
 """
 import datetime as dt
 import sys

@@ -11,6 +11,9 @@ Settings from the environment (read when the file is parsed):
     SHOP_DATABRICKS_CONN_ID    Airflow connection to the workspace (default: databricks_default)
     SHOP_DATABRICKS_JOB_NAME   the job's name in the workspace (default: shop_daily; a dev deployment
                                is named "[dev <user>] shop_daily")
+    SHOP_ON_NEW_COLUMN         when set, the job parameter on_new_column of every run (fail, add or
+    SHOP_COLUMN_TYPES          rescue), and column_types (docs/new_columns.md); unset, the job's own
+                               defaults hold (the bundle's variables on_new_column, column_types)
 """
 import datetime as dt
 import os
@@ -24,6 +27,8 @@ except ImportError as error:
                       "make databricks-setup (requirements/databricks.txt)") from error
 
 CONN_ID_ENV, JOB_NAME_ENV = "SHOP_DATABRICKS_CONN_ID", "SHOP_DATABRICKS_JOB_NAME"
+# The environment's setting of new columns, as the job's parameters of the same meaning (new_columns.py).
+NEW_COLUMN_PARAMETERS = {"on_new_column": "SHOP_ON_NEW_COLUMN", "column_types": "SHOP_COLUMN_TYPES"}
 
 with DAG(
     dag_id="shop_daily_databricks",
@@ -38,5 +43,6 @@ with DAG(
         task_id="run_shop_daily",
         databricks_conn_id=os.environ.get(CONN_ID_ENV, "databricks_default"),
         job_name=os.environ.get(JOB_NAME_ENV, "shop_daily"),
-        job_parameters={"run_date": "{{ ds }}"},
+        job_parameters={"run_date": "{{ ds }}",
+                        **{name: os.environ[env] for name, env in NEW_COLUMN_PARAMETERS.items() if env in os.environ}},
     )

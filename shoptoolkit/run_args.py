@@ -1,8 +1,9 @@
-"""What every script shares: its options (--root, --verbose, a range of run dates) and its ending, one
+"""What every script shares: its options (--root, --verbose, --on-new-column, a range of run dates) and its ending, one
 line and exit 1 on any error (the run-date rule itself is dates.py's).
 
     from shoptoolkit.run_args import add_root, add_verbose, run_main
     add_root(parser)                        # --root DIR, SHOP_ROOT's option
+    add_new_column(parser)                  # --on-new-column fail|add|rescue, --column-types DDL
     return run_main(body, args.verbose)     # body's error as `error: ...` on stderr, exit 1
 """
 import argparse
@@ -14,6 +15,8 @@ from shoptoolkit.engine.spark_errors import one_line
 from shoptoolkit.errors import ToolkitError, UsageError
 from shoptoolkit.storage.location import is_local
 from shoptoolkit.storage.project_paths import ROOT_ENV, local_folder, set_root
+from shoptoolkit.table_schema import RESCUED
+from shoptoolkit.till.new_columns import MODE_ENV, MODES, TYPES_ENV, parse_types, set_new_columns
 
 MAX_RUNS = 366
 
@@ -60,6 +63,29 @@ def add_root(parser) -> None:
                         help=f"the folder holding landing/, lake/ and logs/, a path or a file:// URI, or "
                              f"s3a://BUCKET/PREFIX (or gs://; logs/ then stays in the current folder) "
                              f"(or set {ROOT_ENV}; default: the current folder)")
+
+
+class NewColumnOption(argparse.Action):
+    """--on-new-column and --column-types set the process's setting as they are parsed (SHOP_ON_NEW_COLUMN,
+    SHOP_COLUMN_TYPES), so every load of the run follows it, and every process it starts."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        if option_string == "--column-types":
+            try:
+                parse_types(value)
+            except ValueError as error:
+                parser.error(f"argument --column-types: {error}")
+        set_new_columns(**{"mode" if option_string == "--on-new-column" else "types": value})
+        setattr(namespace, self.dest, value)
+
+
+def add_new_column(parser) -> None:
+    parser.add_argument("--on-new-column", choices=MODES, action=NewColumnOption,
+                        help=f"what a column of the file that the table lacks does: fail (the default), add it to "
+                             f"the table, or rescue it into {RESCUED} as JSON (or set {MODE_ENV})")
+    parser.add_argument("--column-types", metavar="DDL", action=NewColumnOption,
+                        help=f"new columns' types, e.g. \"discount DECIMAL(10,2), opened DATE\"; an undeclared one is "
+                             f"a STRING (or set {TYPES_ENV})")
 
 
 def run_main(main_body, verbose: bool) -> int:

@@ -13,14 +13,18 @@ SPARK_TYPES = {"order_id": "BIGINT", "customer_id": "STRING", "amount": "DECIMAL
 COLUMNS = tuple(SPARK_TYPES)  # a landing file's columns, in the order make_days writes them
 PARTITION_COLUMN = "order_date"
 PARTITION_TYPE = "DATE"
+# A column beyond these comes from the till's file (till/new_columns.py): added as a column of its own,
+# or kept, with the file's other unknown columns, as JSON in RESCUED (Auto Loader's name for it).
+RESCUED = "_rescued_data"
 # How Spark reads a day file: a header, any error fails the read, and the till's times (no offset) are
 # UTC whatever the session's time zone (spark.sql.session.timeZone, which a notebook may change).
 CSV_OPTIONS = {"header": "true", "mode": "FAILFAST", "timestampFormat": "yyyy-MM-dd'T'HH:mm:ss", "timeZone": "UTC"}
 
 
-def columns_ddl(columns=COLUMNS) -> str:
-    """The DDL schema of a file's columns in the order given, e.g. `order_id BIGINT, amount DECIMAL(12,2)`."""
-    return ", ".join(f"{name} {SPARK_TYPES[name]}" for name in columns)
+def columns_ddl(columns=COLUMNS, types=None) -> str:
+    """The DDL schema of a file's columns in the order given, e.g. `order_id BIGINT, amount DECIMAL(12,2)`;
+    types: {name: type} of its columns beyond SPARK_TYPES."""
+    return ", ".join(f"{name} {SPARK_TYPES.get(name) or types[name]}" for name in columns)
 
 
 def table_ddl() -> str:

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 from shoptoolkit.engine.connect_server import alive
 from shoptoolkit.engine.spark_jvm import LASTING_RUNS
 from shoptoolkit.storage.project_paths import ROOT_ENV, day_file, root_at
+from shoptoolkit.till.new_columns import MODE_ENV, TYPES_ENV
 from delta_session import delta_spark, orders_table, table_version  # noqa: E402,F401
 
 # Python UDFs (support/holding.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
@@ -44,11 +45,13 @@ SEP_15 = datetime.date(2026, 9, 15)
 # close together. test_pipeline_dag.py comes after test_pipeline.py has had time to end: both need
 # spark-pipelines' one local port (the pipeline_turn fixture), and the later one's worker would wait idle for it.
 # A file is named without its folder (tests/<domain>/); files not named here follow, in their usual order.
-LONGEST_FIRST = ["test_crash.py", "test_pipeline.py", "test_bucket_lake.py", "test_cluster_year.py", "test_many_writers.py",
-                 "test_model_check.py", "test_pipeline_dag.py", "test_airflow_e2e.py", "test_restore_day.py", "test_cluster.py",
-                 "test_spark_server.py", "test_parallel.py", "test_notebook.py", "test_upkeep.py", "test_make.py",
-                 "test_backfill_commits.py", "test_readme.py", "test_command_lines.py", "test_spark_check.py",
-                 "test_late_clash.py", "test_bad_input.py", "test_idempotence.py", "test_load_and_check.py"]
+LONGEST_FIRST = ["test_crash.py", "test_pipeline.py", "test_bucket_lake.py", "test_cluster_year.py",
+                 "test_many_writers.py", "test_model_check.py", "test_pipeline_dag.py", "test_airflow_e2e.py",
+                 "test_restore_day.py", "test_new_columns_after.py", "test_cluster.py", "test_spark_server.py",
+                 "test_parallel.py", "test_notebook.py", "test_upkeep.py", "test_make.py",
+                 "test_new_columns_commits.py", "test_new_column_writers.py", "test_backfill_commits.py",
+                 "test_readme.py", "test_command_lines.py", "test_spark_check.py", "test_late_clash.py",
+                 "test_bad_input.py", "test_idempotence.py", "test_load_and_check.py"]
 
 
 # The slow runs of the whole (Airflow, the Databricks bundle, a cluster, a bucket, pipelines) live in this
@@ -85,9 +88,11 @@ def pytest_runtest_makereport(item, call):
 def no_project_root():
     """Each test works below its own folders: SHOP_ROOT is unset before it (one left in the shell would
     point every test at one table) and after it (a script's --root run in the suite's process sets it)."""
-    os.environ.pop(ROOT_ENV, None)
+    for name in (ROOT_ENV, MODE_ENV, TYPES_ENV):  # and no setting of new columns (--on-new-column sets it)
+        os.environ.pop(name, None)
     yield
-    os.environ.pop(ROOT_ENV, None)
+    for name in (ROOT_ENV, MODE_ENV, TYPES_ENV):
+        os.environ.pop(name, None)
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ from functools import reduce
 
 from shoptoolkit.engine.spark_settings import session_cores
 from shoptoolkit.table_schema import COLUMNS, CSV_OPTIONS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
+from shoptoolkit.till.in_python import new_columns
 
 DAY_FILE_NAME = r"(\d{4}-\d{2}-\d{2})\.csv$"  # project_paths.day_file: the day, then .csv
 MAX_PARTITION = "spark.sql.files.maxPartitionBytes"
@@ -21,18 +22,24 @@ MIN_SPLIT = 4 * 1024 * 1024  # a smaller split costs more in its task's start th
 
 def read_days(spark, found_days: list):
     """The files of several days as one DataFrame, like read_orders: [(day, DayFile)], one read per
-    column order (a header may name the columns in any order), each row's day from its file's name."""
+    column order (a header may name the columns in any order), each row's day from its file's name, the
+    files' new columns as read_orders takes them (a day whose file lacks one holds null there)."""
     from pyspark.sql import functions as F
     by_columns = {}
     for _, found in found_days:
-        by_columns.setdefault(tuple(found.columns), []).append(str(found.path))
-    frames = [(spark.read.schema(columns_ddl(columns))
+        by_columns.setdefault(tuple(found.columns), []).append(found)
+    frames = [(spark.read.schema(columns_ddl(columns, files[0].types))
                .options(**CSV_OPTIONS)
-               .csv(paths)
-               .select(*COLUMNS, F.regexp_extract("_metadata.file_name", DAY_FILE_NAME, 1)
+               .csv([str(found.path) for found in files])
+               .select(*COLUMNS, *new_columns(files[0].types), F.regexp_extract("_metadata.file_name", DAY_FILE_NAME, 1)
                        .cast(PARTITION_TYPE).alias(PARTITION_COLUMN)))
-              for columns, paths in by_columns.items()]
-    return reduce(lambda one, other: one.unionByName(other), frames)
+              for columns, files in by_columns.items()]
+    return reduce(by_name, frames)
+
+
+def by_name(one, other):
+    """Two frames of orders as one, by their columns' names: a new column one of them lacks is null there."""
+    return one.unionByName(other, allowMissingColumns=True)
 
 
 def day_groups(sizes: dict, most: int) -> list:
@@ -63,8 +70,7 @@ def packed_days(spark, found_days: list):
 def in_tasks(frames: list, groups: list):
     """The frames (one a run of days_groups' groups) as one: a run of several days a task, a day alone in
     its own splits."""
-    return reduce(lambda one, other: one.union(other),
-                  [frame.coalesce(1) if len(group) > 1 else frame for frame, group in zip(frames, groups)])
+    return reduce(by_name, [frame.coalesce(1) if len(group) > 1 else frame for frame, group in zip(frames, groups)])
 
 
 @contextmanager

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.row_values import file_values, rows_digest
 from shoptoolkit.storage.project_paths import day_file, shown
-from shoptoolkit.table_schema import COLUMNS, CSV_OPTIONS, PARTITION_COLUMN, PARTITION_TYPE, columns_ddl
-from shoptoolkit.till.line_rules import bad_line, checked_order, read_header
+from shoptoolkit.table_schema import COLUMNS, CSV_OPTIONS, PARTITION_COLUMN, PARTITION_TYPE, RESCUED, columns_ddl
+from shoptoolkit.till.line_rules import bad_line, checked_order, column_types, read_header, rules_for
+from shoptoolkit.till.new_columns import current
 
 @dataclass
 class DayFile:
@@ -33,6 +34,12 @@ class DayFile:
     highest: int = None
     values: dict = field(default_factory=dict)
     rows_digest: str = ""
+    types: dict = field(init=False)  # {name: type} of its columns beyond the till's (new_columns.py)
+    rules: tuple = field(init=False)  # line_rules.RULES and its new columns' rules of type
+
+    def __post_init__(self):
+        self.types = column_types(self.columns)
+        self.rules = rules_for(self.types)
 
 
 def read_day_file(day: dt.date, data: bytes = None) -> DayFile:
@@ -49,7 +56,7 @@ def read_day_file(day: dt.date, data: bytes = None) -> DayFile:
             if row:  # blank lines (a trailing newline or two) carry no order; ",,," is checked
                 order_id = checked_order(row, found, day, line, seen)
                 found.order_ids.append(order_id)
-                found.values[order_id] = file_values(dict(zip(found.columns, row)))
+                found.values[order_id] = file_values(dict(zip(found.columns, row)), found.types)
     found.size, found.sha256 = path.stat().st_size if data is None else len(data), digest.hexdigest()
     found.rows_digest = rows_digest(found.values.items())
     found.count = len(seen)
@@ -119,13 +126,28 @@ def numbered_rows(rows, path, before: int = 0):
 
 
 def read_orders(spark, found: DayFile, day: dt.date):
-    """The file as a DataFrame with the table's columns, read with an explicit schema."""
+    """The file as a DataFrame with the table's columns, read with an explicit schema; its new columns
+    (found.types) as columns of their own, or those the setting rescues as JSON in RESCUED."""
     from pyspark.sql import functions as F
-    return (spark.read.schema(columns_ddl(found.columns))
+    return (spark.read.schema(columns_ddl(found.columns, found.types))
             .options(**CSV_OPTIONS)
             .csv(str(found.path))
-            .select(*COLUMNS)
+            .select(*COLUMNS, *new_columns(found.types))
             .withColumn(PARTITION_COLUMN, F.lit(day).cast(PARTITION_TYPE)))
+
+
+def new_columns(types: dict, value=None) -> list:
+    """A file's new columns (types: {name: type}) as the table takes them under the setting in force: each as
+    a column of its own, or those it rescues as JSON in RESCUED (null for a row with no value there);
+    value(name): the column's values (a Column), else the column of that name."""
+    from pyspark.sql import functions as F
+    value = value or F.col
+    rescued = current().rescued(types)
+    kept = [value(name).alias(name) for name in types if name not in rescued]
+    if rescued:
+        json = F.to_json(F.struct(*(value(name).alias(name) for name in rescued)))
+        kept.append(F.when(json != "{}", json).alias(RESCUED))
+    return kept
 
 
 def line_of_id(found: DayFile, order_id: int) -> int:

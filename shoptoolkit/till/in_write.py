@@ -14,10 +14,11 @@ from functools import reduce
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.table_schema import COLUMNS, PARTITION_COLUMN, PARTITION_TYPE
-from shoptoolkit.till.day_frames import in_tasks
-from shoptoolkit.till.in_python import decoded_lines, numbered_rows
-from shoptoolkit.till.line_rules import read_header
+from shoptoolkit.till.day_frames import by_name, in_tasks
+from shoptoolkit.till.in_python import decoded_lines, new_columns, numbered_rows
+from shoptoolkit.till.line_rules import column_types, read_header
 from shoptoolkit.till.line_scan import checked_lines
+from shoptoolkit.till.new_columns import current
 from shoptoolkit.till.rules_sql import line_values
 
 REFUSED = "shop-toolkit: the day's file has a refused line"  # the job's error when it meets one
@@ -25,7 +26,7 @@ REFUSED = "shop-toolkit: the day's file has a refused line"  # the job's error w
 
 def file_header(path) -> tuple:
     """(the columns a file's header names, line 1's bytes as Spark's lines show it), or None when Python's
-    check would refuse its header."""
+    check would refuse its header (a new column under fail among its reasons)."""
     with path.open("rb") as raw:
         line = raw.readline()
     try:
@@ -35,19 +36,26 @@ def file_header(path) -> tuple:
     return columns, line.rstrip(b"\n").removeprefix(b"\xef\xbb\xbf")
 
 
+def adds_columns(files: dict) -> bool:
+    """Whether a load of files ({day: (columns, line 1)}) adds a column to the table under the setting in
+    force (till/new_columns.py): its write then takes mergeSchema, and its commit adds the column."""
+    return any(current().added(column_types(columns)) for columns, _ in files.values())
+
+
 def file_rows(spark, paths: list, columns: list, header: bytes):
     """The orders of files whose line 1 is header (naming columns) as the table holds them, with is_header
     (a line of a file's first split that is the header's bytes, to be counted), from a plan that fails its
     job at the first line the Spark check refuses and at an order it cannot read as the table's types
-    (which the two-pass load may still read)."""
+    (which the two-pass load may still read); its new columns (the table's, or added by the load) as
+    read_orders takes them."""
     from pyspark.sql import functions as F
-    lines = checked_lines(spark, paths, columns, header)
-    values = line_values(F.col("order_id"), columns)
+    lines, types = checked_lines(spark, paths, columns, header), column_types(columns)
+    values = line_values(F.col("order_id"), columns, types)
     unread = F.col("order_id").isNotNull() & (values["customer_id"].isNull() | values["amount"].isNull()
                                              | values["ordered_at"].isNull())
     bad = F.col("refused") | F.col("opens") | unread
     kept = F.when(bad, F.raise_error(F.lit(REFUSED))).otherwise(F.col("order_id").isNotNull() | F.col("is_header"))
-    return lines.where(kept).select(*(values[name].alias(name) for name in COLUMNS),
+    return lines.where(kept).select(*(values[name].alias(name) for name in COLUMNS), *new_columns(types, values.get),
                                     F.col("day").cast(PARTITION_TYPE).alias(PARTITION_COLUMN), "is_header")
 
 
@@ -61,7 +69,7 @@ def days_rows(spark, files: dict, groups: list):
         for day in group:
             columns, header = files[day]
             by_header.setdefault((tuple(columns), header), []).append(str(day_file(day)))
-        frames.append(reduce(lambda one, other: one.union(other), [
+        frames.append(reduce(by_name, [
             file_rows(spark, paths, list(columns), header) for (columns, header), paths in by_header.items()]))
     headers = Observation("headers")
     rows = in_tasks(frames, groups).observe(headers, F.count_if("is_header").alias("lines"))

@@ -12,9 +12,9 @@ from functools import reduce
 
 from shoptoolkit.row_values import spark_hash_sum
 from shoptoolkit.storage.project_paths import day_file
-from shoptoolkit.table_schema import COLUMNS
 from shoptoolkit.till.csv_sql import line_kind
 from shoptoolkit.till.day_frames import split_lines, split_size, splits_of
+from shoptoolkit.till.line_rules import column_types, rules_for
 from shoptoolkit.till.rules_sql import common_id, common_order, line_hash, order_id, refused_order
 
 
@@ -68,7 +68,7 @@ def checked_lines(spark, paths, columns, header: bytes = None, digest: bool = Tr
     field goes on past its end), order_id and row_hash (of an order the line check accepts); a line of the
     first split that is the header's bytes is is_header and none of these (see repeated_header)."""
     from pyspark.sql import functions as F
-    places = {name: F.lit(columns.index(name) + 1) for name in COLUMNS}
+    places, types = {name: F.lit(columns.index(name) + 1) for name in columns}, column_types(columns)
     kind, fields, controls = line_kind(F.col("text"), F.lit(False))  # an open last line: see file_verdict
     rare = ~F.col("common")  # every rule for a line that is not a common one only
     lines = (split_lines(spark, paths)
@@ -77,7 +77,7 @@ def checked_lines(spark, paths, columns, header: bytes = None, digest: bool = Tr
                       else F.lit(False)).alias("is_header"))
              .select("*", *(F.when(rare, value).alias(name) for name, value in (
                  ("kind", kind), ("fields", fields), ("controls", controls), ("utf8", F.is_valid_utf8("text")))))
-             .select("*", F.when(rare, refused_order(F.col("fields"), F.col("controls"), places, F.col("day")))
+             .select("*", F.when(rare, refused_order(F.col("fields"), F.col("controls"), places, F.col("day"), rules_for(types)))
                      .alias("bad")))
     data, kind, utf8 = ~F.col("is_header"), F.col("kind"), F.col("utf8")
     refused = data & rare & (~utf8 | (kind == "error") | ((kind == "order") & F.col("bad")))
@@ -86,7 +86,7 @@ def checked_lines(spark, paths, columns, header: bytes = None, digest: bool = Tr
     return (lines.select("day", "block", "at", "raw", "text", "common", "fields", "is_header", refused.alias("refused"),
                          (data & rare & utf8 & (kind == "open")).alias("opens"), F.when(accepted, found_id).alias("order_id"))
             .withColumn("row_hash", F.when(F.col("order_id").isNotNull() & F.lit(digest),
-                                           line_hash(F.col("order_id"), columns))))
+                                           line_hash(F.col("order_id"), columns, types))))
 
 
 def count_lines(spark, scans: list) -> None:

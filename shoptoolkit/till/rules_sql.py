@@ -12,8 +12,7 @@ every anchor absolute (Java's $ also matches before a final line end, Python's f
 import functools
 import sys
 
-from shoptoolkit.row_values import spark_row_hash
-from shoptoolkit.table_schema import COLUMNS
+from shoptoolkit.row_values import spark_pairs_text, spark_row_hash
 from shoptoolkit.till.csv_sql import nth_field, without_crs
 from shoptoolkit.till.line_rules import RULES
 
@@ -54,8 +53,11 @@ def fullmatch(value, pattern):
 
 def common_order(text, columns: list, day):
     """Whether a line (text, without its LF) is a common one: COMMON's forms in the header's order (columns),
-    perhaps a CR at its end, its ordered_at on day (the file's, as YYYY-MM-DD)."""
+    perhaps a CR at its end, its ordered_at on day (the file's, as YYYY-MM-DD). A file with a new column
+    (new_columns.py) has none: each of its lines goes through every rule."""
     from pyspark.sql import functions as F
+    if any(name not in COMMON for name in columns):
+        return F.lit(False)
     pattern = r"\A" + ",".join(COMMON[name] for name in columns) + r"\r?\z"
     on_day = F.substr(nth_field(text, columns.index("ordered_at") + 1), F.lit(1), F.lit(10)) == day
     return F.coalesce(text.rlike(pattern) & on_day, F.lit(False))
@@ -66,12 +68,13 @@ def common_id(text, columns: list):
     return nth_field(without_crs(text), columns.index("order_id") + 1).cast("bigint")
 
 
-def refused_order(fields, controls, places: dict, day):
-    """Whether check_row refuses the order in fields (a record): its width, a control character (controls:
-    line_kind's), then every rule of line_rules.RULES (day: the file's, as YYYY-MM-DD)."""
+def refused_order(fields, controls, places: dict, day, rules=RULES):
+    """Whether check_row refuses the order in fields (a record): its width (a place a column), a control
+    character (controls: line_kind's), then every rule of rules (line_rules.RULES and a new column's
+    rules of type: line_rules.rules_for; day: the file's, as YYYY-MM-DD)."""
     from pyspark.sql import functions as F
-    refused = (F.size(fields) != len(COLUMNS)) | controls
-    for rule in RULES:
+    refused = (F.size(fields) != len(places)) | controls
+    for rule in rules:
         refused = refused | ~SPARK_PASSES[rule.kind](F.try_element_at(fields, places[rule.column]), rule, day)
     return refused
 
@@ -88,6 +91,13 @@ def passes_on_day(value, rule, day):
                       F.lit(False))
 
 
+def passes_date(value, rule, day):
+    """Empty, or a real date written YYYY-MM-DD."""
+    from pyspark.sql import functions as F
+    real = F.try_to_timestamp(value, F.lit("yyyy-MM-dd")).isNotNull() & value.rlike(java(rule.pattern))
+    return F.coalesce((value == "") | real, F.lit(False))
+
+
 # line_rules.PASSES inside Spark, kind by kind: whether a value (a column, null past a short line's end)
 # passes a rule (its pattern with Python's meaning, via fullmatch), on the file's day.
 SPARK_PASSES = {
@@ -95,6 +105,7 @@ SPARK_PASSES = {
     "not negative": lambda value, rule, day: ~value.startswith("-"),
     "not blank": passes_blank,
     "a time on the day": passes_on_day,
+    "a date": passes_date,
 }
 
 
@@ -112,11 +123,11 @@ def order_id(fields, places: dict):
     return F.when(digits.rlike(r"\A[0-9]+\z"), digits).otherwise(F.translate(digits, *other_digits())).cast("bigint")
 
 
-def line_values(found_id, columns: list) -> dict:
+def line_values(found_id, columns: list, types: dict = None) -> dict:
     """An accepted line's order as the table holds it, {column: value}: its fields (a common line's split at
     its commas), its amount as DECIMAL(12,2), its time read as UTC (an explicit Z, whatever the session's
     zone: the rules let only YYYY-MM-DDTHH:MM:SS through, which the cast reads); a value Spark cannot read
-    so (digits outside ASCII) is null."""
+    so (digits outside ASCII) is null. types: {name: type} of the new columns given with theirs (typed_value)."""
     from pyspark.sql import functions as F
     fields = F.when(F.col("common"), F.split(without_crs(F.col("text")), ",", -1)).otherwise(F.col("fields"))
 
@@ -124,11 +135,20 @@ def line_values(found_id, columns: list) -> dict:
         return F.element_at(fields, columns.index(name) + 1)
     return {"order_id": found_id, "customer_id": value("customer_id"),
             "amount": value("amount").try_cast("decimal(12,2)"),
-            "ordered_at": F.concat(value("ordered_at"), F.lit("Z")).try_cast("timestamp")}
+            "ordered_at": F.concat(value("ordered_at"), F.lit("Z")).try_cast("timestamp"),
+            **{name: typed_value(value(name), kind) for name, kind in (types or {}).items()}}
 
 
-def line_hash(found_id, columns: list):
-    """row_values' hash of an accepted line's order (line_values)."""
+def typed_value(text, kind: str):
+    """A new column's field (text its rule accepts) as the table holds it in a column of kind, null when
+    empty: row_values.typed inside Spark."""
     from pyspark.sql import functions as F
-    values = line_values(found_id, columns)
-    return spark_row_hash(found_id, values["customer_id"], values["amount"], F.unix_micros(values["ordered_at"]))
+    return F.when(text != "", text if kind == "STRING" else text.try_cast(kind))
+
+
+def line_hash(found_id, columns: list, types: dict = None):
+    """row_values' hash of an accepted line's order (line_values), its new columns (types) with it."""
+    from pyspark.sql import functions as F
+    values = line_values(found_id, columns, types)
+    return spark_row_hash(found_id, values["customer_id"], values["amount"], F.unix_micros(values["ordered_at"]),
+                          spark_pairs_text({name: values[name] for name in types or {}}))

@@ -8,7 +8,7 @@ Python; a big day's inside Spark: spark_compare.py): for one day (check_day.py) 
 from collections import Counter
 
 from shoptoolkit.errors import ToolkitError
-from shoptoolkit.row_values import differences, table_columns
+from shoptoolkit.row_values import differences, extra_columns, table_columns, table_values
 from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.table.delta_table import orders_table
 from shoptoolkit.table_schema import PARTITION_COLUMN
@@ -22,14 +22,15 @@ def stored_rows(spark, first_day, last_day, leave_out=(), table=None) -> dict:
     compared inside Spark), in one scan: {day: [(order_id, values)]} (values as row_values gives them).
     table: orders_table's frame when the caller has it."""
     from pyspark.sql import functions as F
-    rows = (the_table(spark, table)
-            .where(F.col(PARTITION_COLUMN).between(F.lit(first_day), F.lit(last_day))
-                   & ~F.col(PARTITION_COLUMN).isin(list(leave_out)))
-            .select(PARTITION_COLUMN, *table_columns())
+    table = the_table(spark, table)
+    extras = extra_columns(table)
+    rows = (table.where(F.col(PARTITION_COLUMN).between(F.lit(first_day), F.lit(last_day))
+                        & ~F.col(PARTITION_COLUMN).isin(list(leave_out)))
+            .select(PARTITION_COLUMN, *table_columns(extras))
             .collect())
     found = {}
     for day, order_id, *values in rows:
-        found.setdefault(day, []).append((order_id, tuple(values)))
+        found.setdefault(day, []).append((order_id, table_values(values, extras)))
     return found
 
 

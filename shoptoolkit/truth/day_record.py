@@ -6,9 +6,8 @@
 The log's commits are read as JSON, newest first, back to the commit whose lineage (load_lineage.py) is the
 day's latest load. That load proves the day when:
   - the landing file's sha256 is still the one it recorded;
-  - no later commit, of this toolkit or of any other Delta writer, added a file whose order_date range
-    takes in the day (or whose statistics are missing), nor removed a file of the day (a DELETE, an
-    UPDATE, a deletion vector, a replaceWhere, a compaction, a restore all do one or the other);
+  - no later commit, of any Delta writer, added a file whose order_date range takes in the day (or without
+    statistics), nor removed a file of the day (a DELETE, UPDATE, deletion vector, replaceWhere, compaction);
   - the day's files of that commit have their statistics, no deletion vector, and together the rows
     (numRecords) and the order id range (min/max) the load recorded. For load_day's commit of one day
     they are the files whose order_date is the day alone (its replaceWhere removed the day from every
@@ -17,8 +16,9 @@ day's latest load. That load proves the day when:
     theirs, and so on; their rows and id range must be those the commit recorded for all the days they
     take in. Per-day rows then come from the lineage and Delta's statistics together. A compaction's
     commit carries its days' lineage but loaded no file: it proves nothing.
-Anything else (a gap in the log, a lineage older than the id range, a restore) proves nothing, and the
-caller compares the rows with the file; so it can only answer `ok`, with the line the compare prints.
+Anything else (a gap in the log, a lineage older than the id range, a restore, a later commit that gave
+the table a new column: till/new_columns.py) proves nothing, and the caller compares the rows with the
+file; so it can only answer `ok`, with the line the compare prints (a new column the file lacks named).
 """
 import json
 from functools import lru_cache
@@ -26,10 +26,10 @@ from functools import lru_cache
 from shoptoolkit.dates import as_date
 from shoptoolkit.storage.project_paths import day_file, table_path
 from shoptoolkit.table.delta_log_check import COMMIT, commit_actions
-from shoptoolkit.table.load_lineage import commit_loads, restored_by
+from shoptoolkit.table.load_lineage import commit_loads, restored_by, widens
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.in_python import fingerprint
-from shoptoolkit.truth.verdict import day_verdict
+from shoptoolkit.truth.verdict import day_verdict, noted
 
 def file_sha256(day) -> str:
     """The sha256 of day's landing file as a load records it (all its bytes), '' when there is none."""
@@ -44,7 +44,7 @@ def recorded_checks(days, shas: dict = None, commits=None) -> dict:
     shas = shas or {}
     open_days = {as_date(day): shas[day] if day in shas else file_sha256(day) for day in days}
     open_days = {day: sha for day, sha in open_days.items() if sha}
-    proven, removed = {}, set()
+    proven, removed, widened = {}, set(), False
     if not open_days:
         return proven
     for _, actions in (newest_commits(table_path() / "_delta_log") if commits is None else commits):
@@ -53,10 +53,11 @@ def recorded_checks(days, shas: dict = None, commits=None) -> dict:
         for day in list(open_days):
             if day in loads:
                 verdict = proof(day, loads, kind, spans, removed, open_days.pop(day))
-                proven.update({day: verdict} if verdict else {})
+                proven.update({day: verdict} if verdict and not widened else {})
             elif restored(day) or any(takes_in(span, day) for _, span in spans):
                 del open_days[day]
         removed |= {action["remove"]["path"] for action in actions if "remove" in action}
+        widened = widened or any(widens(action["metaData"]) for action in actions if "metaData" in action)
         if not open_days:  # before the walk reads one more commit
             break
     return proven
@@ -152,7 +153,7 @@ def proof(day, loads: dict, kind: str, spans: list, removed: set, sha_now: str):
     recorded = (sum(one["rows_written"] for one in entries), min(lows, default=None), max(highs, default=None))
     if files_counted(own) != recorded:
         return None
-    return day_verdict(day, entry["rows_written"], entry["rows_written"], {})
+    return noted(day_verdict(day, entry["rows_written"], entry["rows_written"], {}), entry.get("columns_absent"))
 
 
 def day_files(day, loads: dict, kind: str, spans: list):

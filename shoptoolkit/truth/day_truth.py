@@ -13,10 +13,9 @@ model check's oracle of the toolkit's answer), in this order and never back:
     for found in day_states(spark, "2026-09-01", "2026-09-30"):
         print(found.day, found.state)
 
-No scheduler database is read: each load records its file's sha256 and its rows' digest in its commit
-(load_day's lineage); after restore_day.py, a day's rows are those of the load it went back to. A load's
-lineage speaks for the day only while the day holds exactly the rows it wrote (the same digest): once
-another writer changed them, the day is ok or mismatch from its rows alone.
+No scheduler database is read: each load records its file's sha256 and its rows' digest in its commit;
+after restore_day.py, a day's rows are those of the load it went back to. A load's lineage speaks for the
+day only while the day holds the rows it wrote (the same digest): else it is ok or mismatch from its rows.
 """
 import datetime as dt
 import math
@@ -30,10 +29,11 @@ from shoptoolkit.table.delta_table import existing_table, table_exists
 from shoptoolkit.table.load_lineage import commit_loads, restored_by
 from shoptoolkit.till.in_python import FileFacts, file_facts, read_day_file
 from shoptoolkit.till.in_spark import big_enough, checked_in_spark, spark_check_bytes
+from shoptoolkit.till.new_columns import checking, current, using
 from shoptoolkit.truth.day_compare import compare_checked, rows_of_day, stored_rows
 from shoptoolkit.truth.day_record import CommitsOnce, newest_commits, recorded_checks, user_metadata
 from shoptoolkit.truth.spark_compare import IDS_IN_PYTHON, all_missing_in_spark, compare_in_spark, table_digest
-from shoptoolkit.truth.verdict import state_of, without_file
+from shoptoolkit.truth.verdict import noted, state_of, without_file
 
 # Small files' bytes a route keeps in all, to check them without a second read; past it, one is read again.
 KEEP_BYTES = 64 * 1024 * 1024
@@ -129,7 +129,8 @@ class DayTruth:
         table = existing_table(spark) if table is None else table
         proven = self.proven() if table is not None else {}
         loads = latest_loads(spark, self.days[0], self.days[-1], self.commits) if lineage and table is not None else {}
-        compared = self.compared(spark, table, [day for day in self.days if day not in proven])
+        with using(checking(table)):  # a file's new columns typed as the table holds them
+            compared = self.compared(spark, table, [day for day in self.days if day not in proven])
         found = []
         for day in self.days:
             sha_now, loaded = self.files()[day].sha256 if self.files()[day] else "", loads.get(day, {})
@@ -164,7 +165,9 @@ class DayTruth:
             stored = in_table.get(day, [])
             digest_now = lambda rows=stored: rows_digest(rows)  # noqa: E731 (asked only if the lineage needs it)
             found[day] = (*compare_checked(day, in_file, why, stored), len(stored), digest_now)
-        return found
+        seen = {**{day: checked.found for day, checked in in_spark.items()}, **{d: f for d, (f, _) in small.items()}}
+        return {day: noted(verdict, current().absent(seen[day].columns) if seen[day] else [])
+                for day, verdict in found.items()}
 
 
 def python_checked(day, facts) -> tuple:

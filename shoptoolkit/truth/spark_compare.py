@@ -8,7 +8,8 @@ The file's and the table's rows meet in one aggregation by (day, order id), each
 its values (customer, amount, the time as an instant): an order of the file and the table whose hashes
 differ is `differing`, and only its two rows are read again to name what differs.
 """
-from shoptoolkit.row_values import differences, spark_digest, spark_hash_sum, spark_row_hash, table_columns
+from shoptoolkit.row_values import (differences, extra_columns, spark_digest, spark_extras_text, spark_hash_sum,
+                                    spark_orders_hash, table_columns, table_values)
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.in_python import read_orders
 from shoptoolkit.truth.day_compare import the_table
@@ -39,11 +40,12 @@ def ids_counted(in_files, in_table):
     with in_file (how many times the files hold it: 0 or 1), copies (the table's rows of it) and each
     side's hash of its values: one aggregation over both, cheaper than joining them."""
     from pyspark.sql import functions as F
-    values = F.xxhash64("customer_id", "amount", "ordered_at")  # a timestamp hashes as its instant
+    def values(frame):  # a timestamp hashes as its instant; new columns as text, as the Python check has them
+        return F.xxhash64("customer_id", "amount", "ordered_at", spark_extras_text(frame))
     files = in_files.select(PARTITION_COLUMN, "order_id", F.lit(1).alias("in_file"), F.lit(0).alias("copies"),
-                            values.alias("file_hash"), F.lit(None).cast("long").alias("table_hash"))
+                            values(in_files).alias("file_hash"), F.lit(None).cast("long").alias("table_hash"))
     table = in_table.select(PARTITION_COLUMN, "order_id", F.lit(0).alias("in_file"), F.lit(1).alias("copies"),
-                            F.lit(None).cast("long").alias("file_hash"), values.alias("table_hash"))
+                            F.lit(None).cast("long").alias("file_hash"), values(in_table).alias("table_hash"))
     return (files.unionByName(table).groupBy(PARTITION_COLUMN, "order_id")
             .agg(F.sum("in_file").alias("in_file"), F.sum("copies").alias("copies"),
                  F.max("file_hash").alias("file_hash"), F.max("table_hash").alias("table_hash")))
@@ -83,14 +85,15 @@ def first_difference(day, order_id: int, in_files, in_table) -> str:
     from pyspark.sql import functions as F
 
     def values(frame):
+        extras = extra_columns(frame)
         one = (frame.where((F.col(PARTITION_COLUMN) == F.lit(day)) & (F.col("order_id") == order_id))
-               .select(*table_columns()).first())
-        return tuple(one[1:])
+               .select(*table_columns(extras)).first())
+        return table_values(one[1:], extras)
     return f"order {order_id}: {differences(values(in_files), values(in_table))}"
 
 
 def table_digest(spark, day, table=None) -> str:
-    """row_values' digest of the day's rows in the table, computed inside Spark."""
+    """row_values' digest of the day's rows in the table, their new columns with them, computed inside Spark."""
     from pyspark.sql import functions as F
-    row_hash = spark_row_hash(F.col("order_id"), F.col("customer_id"), F.col("amount"), F.unix_micros("ordered_at"))
-    return spark_digest(the_table(spark, table).where(F.col(PARTITION_COLUMN) == F.lit(day)).agg(spark_hash_sum(row_hash)).first()[0])
+    rows = the_table(spark, table).where(F.col(PARTITION_COLUMN) == F.lit(day))
+    return spark_digest(rows.agg(spark_hash_sum(spark_orders_hash(rows))).first()[0])

@@ -36,6 +36,14 @@ def day_verdict(day, rows: int, orders: int, kinds: dict, detail: str = ""):
     return False, f"PROBLEM {day}: " + ", ".join([head] + found) + (f"; {detail}" if detail else "")
 
 
+def noted(verdict: tuple, absent) -> tuple:
+    """A verdict (ok, message, ...) whose ok line says which of the table's new columns (absent) the day's
+    file lacks: its rows hold null there (docs/new_columns.md)."""
+    if not verdict[0] or not absent:
+        return verdict
+    return (True, f"{verdict[1]}; no {', '.join(absent)} in the file (null in the table)", *verdict[2:])
+
+
 def without_file(day, why: str, rows: int):
     """(False, message) for a day whose file has no ids to compare: none, or refused (why)."""
     return False, f"PROBLEM {day}: {why}, {rows} rows"

@@ -12,23 +12,28 @@ day whose file is missing or refused, or whose ids another day holds (in the tab
 same commit: commit_ids.py), is left out: it keeps its old rows and its run fails with load_day's
 line. The other days land in one commit whose replaceWhere names exactly them (`order_date IN
 (DATE'...', ...)`) and whose user metadata holds each day's lineage; the commit lands whole or not at
-all, its rows in a file a run of consecutive days (day_frames.packed_days). The loaded days are then
-checked on check_day's route (day_truth.py) from the files just checked: by the commit's record in the
-Delta log, and those it does not prove against those files.
+all, its rows in a file a run of consecutive days (day_frames.packed_days). A file's new columns are
+taken under the setting in force (till/new_columns.py), as load_day takes them: a column the table lacks
+is added by the commit itself (mergeSchema, on either way: the one job's held write takes it too), and a
+day whose file lacks it holds null there. The loaded days are then checked on check_day's route
+(day_truth.py) from the files just checked: by the commit's record in the Delta log, and those it does
+not prove against those files.
 """
 import json
+from dataclasses import replace
 
 from shoptoolkit.dates import as_date, day_loaded_by
 from shoptoolkit.engine.expression_mode import small_day_queries
 from shoptoolkit.engine.spark_errors import one_line
 from shoptoolkit.errors import ToolkitError
 from shoptoolkit.storage.project_paths import day_file, shown, table_path
-from shoptoolkit.table.delta_table import TABLE, new_table_layout, table_after_write
+from shoptoolkit.table.delta_table import TABLE, existing_table, new_table_layout, table_after_write
 from shoptoolkit.table.load_lineage import lineage_entry
 from shoptoolkit.table_schema import PARTITION_COLUMN
 from shoptoolkit.till.day_frames import packed_days
 from shoptoolkit.till.in_python import file_facts, read_day_file
 from shoptoolkit.till.in_spark import big_enough, checked_in_spark, spark_check_bytes
+from shoptoolkit.till.new_columns import current, setting_for, table_extras, using
 from shoptoolkit.truth.day_truth import DayTruth
 from shoptoolkit.writing.commit_ids import clashes_before, in_several_files, stored_elsewhere, without_clashes
 from shoptoolkit.writing.held_write import held_days, one_job_fits
@@ -52,8 +57,7 @@ def checked_files(spark, run_dates) -> tuple:
                 raise ToolkitError(f"no file {shown(day_file(day))} for run {run_date}")
             if day in in_spark and in_spark[day].refusal:
                 raise in_spark[day].refusal
-            found = in_spark[day].found if day in in_spark else read_day_file(day, facts[day].data)
-            passed.append((run_date, day, found))
+            passed.append((run_date, day, in_spark[day].found if day in in_spark else read_day_file(day, facts[day].data)))
         except ToolkitError as error:
             refused[run_date] = one_line(error)
     return passed, refused
@@ -66,10 +70,22 @@ def days_predicate(days) -> str:
     return f"{PARTITION_COLUMN} IN ({', '.join(f'DATE{chr(39)}{day}{chr(39)}' for day in days)})"
 
 
-def commit_lineage(loading) -> str:
-    """The commit's user metadata: load_day's lineage for one day, {"days": [...]} for several."""
-    entries = [lineage_entry(run_date, day, found) for run_date, day, found in loading]
+def commit_lineage(loading, absent=lambda columns: [], added=lambda types: {}) -> str:
+    """The commit's user metadata: load_day's lineage for one day, {"days": [...]} for several; absent: the
+    table's new columns a file of these columns lacks (new_columns.NewColumns.absent), added: the columns the
+    commit adds that a file of these new columns (types) brings (NewColumns.added)."""
+    entries = [lineage_entry(run_date, day, found, None, absent(found.columns)) for run_date, day, found in loading]
+    for entry, (_, _, found) in zip(entries, loading):
+        entry.update({"columns_added": added(found.types)} if added(found.types) else {})
     return json.dumps(entries[0] if len(entries) == 1 else {"days": entries}, sort_keys=True)
+
+
+def commit_columns(loading) -> tuple:
+    """(the columns the commit adds to the table, {name: type}; the setting of new columns as the table
+    will be once it has them): each day as load_day would add them, under the setting in force."""
+    setting = current()
+    added = {name: kind for _, _, found in loading for name, kind in setting.added(found.types).items()}
+    return added, replace(setting, table={**setting.table, **added})
 
 
 def write_days(spark, passed, show=print_now, held=None):
@@ -82,15 +98,20 @@ def write_days(spark, passed, show=print_now, held=None):
     if held is not None and refused:
         return None  # the held files are deleted; the two-pass way words the clash
     if loading:
-        days, metadata = [day for _, day, _ in loading], commit_lineage(loading)
-        if held is not None:
-            held.commit(metadata)
-        else:
-            writer = (packed_days(spark, [(day, found) for _, day, found in loading]).write.format("delta")
-                      .mode("overwrite").option("replaceWhere", days_predicate(days)).option("userMetadata", metadata))
-            new_table_layout(spark, writer).save(str(table_path()))  # a file a run of consecutive days
+        table = existing_table(spark)  # its new columns at this attempt: another writer may have added one
+        columns = table_extras(table.schema) if table is not None else {}
+        with using(replace(current(), table=columns)):
+            (added, after), days = commit_columns(loading), [day for _, day, _ in loading]
+            metadata = commit_lineage(loading, after.absent, current().added)
+            if held is not None:
+                held.commit(metadata)
+            else:
+                writer = (packed_days(spark, [(day, found) for _, day, found in loading]).write.format("delta")
+                          .mode("overwrite").option("mergeSchema", str(bool(added)).lower())
+                          .option("replaceWhere", days_predicate(days)).option("userMetadata", metadata))
+                new_table_layout(spark, writer).save(str(table_path()))  # a file a run of consecutive days
         late = take_back_late_clashes(spark, checked_at, metadata,
-                                      lambda table: clashes_before(spark, loading, table), show)
+                                      lambda table: clashes_before(spark, loading, table), show, columns)
         refused.update({run_date: late[day] for run_date, day, _ in loading if day in late})
         loading = [entry for entry in loading if entry[1] not in late]
     return loading, refused
@@ -143,7 +164,9 @@ def load_days(spark, run_dates, what: str = "", show=print_now) -> tuple:
     """Load the days of run_dates in one commit and check them; return (days committed, [(run date, ok, line)])
     in run order. what names the commit in the lines (`commit 2 of 5`); a lost write conflict is retried."""
     what = what or f"commit of {len(run_dates)} runs"
-    passed, refused, done = written(spark, run_dates, what, show)
+    table = existing_table(spark)  # its new columns: a file's are taken as the setting in force says
+    with using(setting_for(table=table_extras(table.schema) if table is not None else {})):
+        passed, refused, done = written(spark, run_dates, what, show)
     lines = {run_date: (False, f"run {run_date} failed: {why} (left out of {what})")
              for run_date, why in refused.items()}
     if isinstance(done, Exception):  # each run of the commit fails with the reason

@@ -21,7 +21,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from shoptoolkit.row_values import spark_digest, spark_row_hash
+from shoptoolkit.row_values import spark_digest, spark_orders_hash
 from shoptoolkit.storage.location import is_local
 from shoptoolkit.storage.project_paths import day_file, table_path
 from shoptoolkit.table.delta_table import partition_new_table, table_exists
@@ -30,7 +30,7 @@ from shoptoolkit.table_schema import PARTITION_COLUMN, table_ddl
 from shoptoolkit.till.day_frames import day_groups, split_size, splits_of
 from shoptoolkit.till.in_python import DayFile, fingerprint
 from shoptoolkit.till.in_spark import big_enough, spark_sized
-from shoptoolkit.till.in_write import REFUSED, days_rows, file_header, refused_in
+from shoptoolkit.till.in_write import REFUSED, adds_columns, days_rows, file_header, refused_in
 
 EPOCH = dt.date(1970, 1, 1)  # DayFacts counts a day by its days since then (Spark's unix_date)
 
@@ -102,8 +102,7 @@ def observed_facts(spark, rows):
     from pyspark.sql import Observation, functions as F
     spark._jvm.shoptoolkit.DayFacts.register(spark._jsparkSession)
     facts = Observation("day_facts")
-    row_hash = spark_row_hash(F.col("order_id"), F.col("customer_id"), F.col("amount"), F.unix_micros("ordered_at"))
-    day_facts = F.call_function("shop_day_facts", F.unix_date(PARTITION_COLUMN), F.col("order_id"), row_hash)
+    day_facts = F.call_function("shop_day_facts", F.unix_date(PARTITION_COLUMN), F.col("order_id"), spark_orders_hash(rows))
     return rows.observe(facts, day_facts.alias("days")), facts
 
 
@@ -157,15 +156,17 @@ def held_days(spark, days, predicate: str):
 def written_days(spark, files: dict, predicate: str) -> tuple:
     """(the HeldWrite, None when a line refused the job; {day: its file's fingerprint}; the header lines the
     job met; its facts by day, DayFacts' text) for files ({day: (columns, line 1)}) written in one job,
-    Python hashing them beside it."""
+    Python hashing them beside it; with mergeSchema when they add a column to the table (held until the
+    commit, which adds it with their rows)."""
     sizes = {day: day_file(day).stat().st_size for day in files}
-    most, jvm_write = split_size(spark, sum(sizes.values())), held_write_class(spark)
+    most, jvm_write, merge = split_size(spark, sum(sizes.values())), held_write_class(spark), adds_columns(files)
     rows, headers = days_rows(spark, files, day_groups(sizes, most))
     rows, facts = observed_facts(spark, rows)
     with ThreadPoolExecutor(1) as beside:
         streamed = beside.submit(lambda: {day: fingerprint(day_file(day)) for day in files})
         with splits_of(spark, most):
-            write = java_write(lambda: jvm_write.write(spark._jsparkSession, str(table_path()), rows._jdf, predicate))
+            write = java_write(lambda: jvm_write.write(spark._jsparkSession, str(table_path()), rows._jdf, predicate,
+                                                       merge))
         printed = streamed.result()
     if write is None:
         return None, printed, None, None

@@ -15,14 +15,23 @@ other days as the table stood at C - 1, and puts each day that clashes back as i
 commit of its own with restore_day's note (so the day states read it as a restore) and the reason. Its
 run fails with the line a run after the other would print, and says so. A write that nobody overtook
 pays one listing of the log for this.
+
+The same gap lets a load's lineage miss a column: a load checks its file against the table's columns, and
+another writer may give the table a new column (docs/new_columns.md) after that check and before this
+write's transaction begins; Delta sees no conflict. So an overtaken commit whose load names the columns it
+was checked against (columns) compares them with the table's at C - 1; when they differ, its days are put
+back as they were at C - 1 and ColumnsChanged is raised, a write conflict retry.py tries again.
 """
 from shoptoolkit.storage.project_paths import table_path
 from shoptoolkit.table.delta_table import checked_version, history_frame, table_at_version, table_version
-from shoptoolkit.table.load_lineage import restore_note
+from shoptoolkit.table.load_lineage import commit_loads, restore_note
 from shoptoolkit.table_schema import PARTITION_COLUMN
+from shoptoolkit.till.new_columns import table_extras
+from shoptoolkit.writing.conflicts import ColumnsChanged
 from shoptoolkit.writing.retry import print_now, retrying
 
 TAKEN_BACK = "undo of version {version}: an order id of its file was stored on another day first"
+COLUMNS_TAKEN_BACK = "undo of version {version}: the table gained a column after its file was checked"
 
 
 def version_checked(spark) -> int:
@@ -53,10 +62,10 @@ def still_as_written(spark, day, version: int) -> bool:
     return now.exceptAll(then).isEmpty() and then.exceptAll(now).isEmpty()
 
 
-def put_back(spark, day, version: int, show=print_now) -> int:
+def put_back(spark, day, version: int, show=print_now, why: str = TAKEN_BACK) -> int:
     """Day as it was just before version, in one commit (none when a later write has replaced the day
-    since: that write stands, as it would after this one); the new version, or None."""
-    note = f"{restore_note(day, day, version - 1)} ({TAKEN_BACK.format(version=version)})"
+    since: that write stands, as it would after this one); the new version, or None. why: the note's reason."""
+    note = f"{restore_note(day, day, version - 1)} ({why.format(version=version)})"
     before = table_at_version(spark, version - 1).where(day_predicate(day))
 
     def write():
@@ -68,16 +77,31 @@ def put_back(spark, day, version: int, show=print_now) -> int:
     return retrying(write, f"undo of {day} in version {version}", show)
 
 
-def take_back_late_clashes(spark, checked_at: int, metadata: str, clashes_at, show=print_now) -> dict:
+def take_back_late_clashes(spark, checked_at: int, metadata: str, clashes_at, show=print_now,
+                           columns: dict = None) -> dict:
     """{day: its refusal line, saying what happened} for the days of the commit with this metadata whose
     ids were on another day just before it (clashes_at(table) -> {day: line}, table: orders_daily as at that
-    version); each such day is put back as it was then. {} when no commit landed between checked_at and it."""
+    version); each such day is put back as it was then. {} when no commit landed between checked_at and it.
+    columns: the table's new columns ({name: type}) the load was checked against; ColumnsChanged when the
+    table had others just before the commit (its days put back first)."""
     version = overtaken_commit(spark, checked_at, metadata)
     if version is None:
         return {}
+    before = table_at_version(spark, version - 1)
+    if columns is not None and table_extras(before.schema) != columns:
+        take_back_columns(spark, version, metadata, set(table_extras(before.schema)) - set(columns), show)
     lines = {}
-    for day, line in clashes_at(table_at_version(spark, version - 1)).items():
+    for day, line in clashes_at(before).items():
         undone = put_back(spark, day, version, show)
         lines[day] = line + (f" (another writer committed that id first; this load landed in version {version} "
                              f"and was taken back in version {undone})" if undone is not None else "")
     return lines
+
+
+def take_back_columns(spark, version: int, metadata: str, added, show=print_now) -> None:
+    """Put back each day of the commit (version, its metadata) that was checked without the columns another
+    writer added (added) first; ColumnsChanged, for retry.py."""
+    undone = [put_back(spark, entry["day"], version, show, COLUMNS_TAKEN_BACK) for entry in commit_loads(metadata)]
+    raise ColumnsChanged(f"version {version} was checked against the table's columns before another writer "
+                         f"gave it {', '.join(sorted(added)) or 'other columns'}; taken back in version "
+                         f"{max((one for one in undone if one is not None), default=version)}")

@@ -4,9 +4,10 @@
     line = retrying(lambda: load_day(spark, "2026-09-16"), "run 2026-09-16")
 
 Used by load_day.py, backfill.py (in order and --parallel), restore_day.py and partition_table.py.
-Only Delta's write conflicts are retried (is_write_conflict): the commit that lost landed nothing,
-and each writer here works its write out again from the files or a fixed version at each attempt,
-so trying again is safe. Any other error is raised at once.
+Only Delta's write conflicts are retried (is_write_conflict): the commit that lost landed nothing
+(or, the toolkit's own ColumnsChanged, was put back: late_clash.py), and each writer here works its
+write out again from the files or a fixed version at each attempt, so trying again is safe. Any other
+error is raised at once.
 
 At most 8 attempts in all (SHOP_WRITE_ATTEMPTS sets another number), waiting 1 s, 2 s, 4 s, 8 s,
 16 s, then 30 s before them, each times a random factor from 0.5 to 1.5 (jitter, so that the

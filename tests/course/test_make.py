@@ -64,10 +64,11 @@ def test_make_run_ends_as_the_readme_shows(tmp_path):
 
 @pytest.mark.parametrize("target, server, root", [("run-s3", "S3", "s3a://shop/course"),
                                                   ("run-gcs", "GCS", "gs://shop/course")])
-def test_make_run_on_a_local_store_ends_as_make_run_does(target, server, root, tmp_path):
+def test_make_run_on_a_local_store_ends_as_make_run_does(target, server, root, tmp_path, september_template):
     """make run-s3 (tests/support/local_s3.py, moto's server) and make run-gcs (tests/support/local_gcs.py,
     fake-gcs-server): September on a bucket of a server on a loopback port, started and stopped by the
-    command, with make run's closing lines and calendar."""
+    command, backfill.py's 30 runs printing what they print on a folder (the session's September, loaded
+    by the same command), with make run's closing lines and calendar."""
     folder = checkout_copy(tmp_path / "clone")
     done = make(folder, target)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
@@ -80,6 +81,8 @@ def test_make_run_on_a_local_store_ends_as_make_run_does(target, server, root, t
     expected[1] = "$ python check_month.py 2026-09"
     assert untimed(lines[-len(expected):]) == untimed(expected)
     assert lines[4] == "$ python backfill.py 2026-09-02 2026-10-01" and len(lines) == 5 + 30 + len(expected)
+    on_folder = (september_template / "backfill.out").read_text(encoding="utf-8").splitlines()
+    assert [TIME.sub("", line) for line in lines[5:5 + len(on_folder)]] == [TIME.sub("", line) for line in on_folder]
 
 
 def test_make_bench_runs_the_bench_scripts_and_each_starts(tmp_path):

@@ -10,12 +10,14 @@ not refuse a second create of a commit is refused for writers at once in one lin
 The held writers, the refused store's run and the load whose server stops are each a process of their
 own; the scripts whose lines are all a test reads run one after another in one other process a store
 (tests/support/script_server.py), its Spark started once. (`make run-s3` and `make run-gcs` run September
-as processes of their own: tests/course/test_make.py.) Also: the check from the load's record reads the log
+as processes of their own, backfill.py's 30 runs printing the folder's lines: tests/course/test_make.py; the
+September test here puts the folder's table on the bucket and goes on from there.) Also: the check from the load's record reads the log
 and the day's file and no data file (a proxy notes every request); restore_day.py, history.py and upkeep.py
 print the folder's lines; a big day is checked inside Spark; a load whose server stops mid-write says so in
 one line and its rerun, the server back, loads the day; on S3, the warm server (Spark Connect) started on
 the bucket serves its clients' loads and checks.
 """
+import datetime as dt
 import io
 import os
 import re
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 import pytest
 
 from conftest import LATE_ORDER, ROOT, SEP_15, root_at
-from holding import release, wait_held
+from holding import RoundWriter, release, wait_held
 from local_gcs import LocalGcs
 from local_s3 import BUCKET, LocalS3
 from relay import Proxy
@@ -37,7 +39,6 @@ from script_server import ScriptServer
 
 pytestmark = pytest.mark.timeout(1200)
 
-SEPTEMBER = ("2026-09-02", "2026-10-01")
 TIME = re.compile(r" \(\d+\.\d+ s\)$")
 CLOCK = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?")  # when a commit was made, as upkeep.py shows it
 MONTH_OK = "ok 2026-09: all 30 days match their files, 130 orders"
@@ -125,8 +126,9 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(store, on_bucket, tmp
     kind, _ = store
     assert serve(served, on_bucket, tmp_path, "make_days.py") == (
         0, ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"], "")
-    on_folder = [TIME.sub("", line) for line in (september_template / "backfill.out").read_text().splitlines()]
-    assert serve(served, on_bucket, tmp_path, "backfill.py", *SEPTEMBER) == (0, on_folder, "")
+    # backfill.py's 30 runs on a bucket print the folder's lines in `make run-s3` and `make run-gcs`
+    # (tests/course/test_make.py); here the folder's September table is put on the bucket as it is.
+    put_table(september_template / "lake" / "orders_daily", on_bucket, kind)
     code, month, err = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
     assert (code, month[0], month[-1], err) == (0, "September 2026: 30 ok", MONTH_OK, "")
 
@@ -159,6 +161,18 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(store, on_bucket, tmp
         on_folder = in_session(command)
         assert on_folder[0] == 0, on_folder
         assert masked(serve(served, on_bucket, tmp_path, *command)) == (*on_folder, ""), command
+
+
+def put_table(folder, env, kind: Store) -> None:
+    """The table in folder, its log and data files byte for byte, below the bucket's root that env names:
+    the table a backfill there writes (its commits record each day's file relative to the root). The
+    commits go last, in order, so that no reader meets a commit whose files are not there yet."""
+    from shoptoolkit.storage.project_paths import table_path
+    files = sorted((path for path in folder.rglob("*") if path.is_file() and not path.name.startswith(".")),
+                   key=lambda path: ("_delta_log" in path.parts, path.as_posix()))
+    with environment(env, kind), root_at(env["SHOP_ROOT"]):
+        for path in files:
+            (table_path() / path.relative_to(folder).as_posix()).write_bytes(path.read_bytes())
 
 
 def in_session(command: list) -> tuple:
@@ -215,10 +229,57 @@ def test_two_writers_held_together_on_a_bucket_both_land(on_bucket, tmp_path, se
                         r"attempt 2 of 8 in \d+\.\d s", lines[1][0]), lines
     code, month, _ = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
     assert month[0] == "September 2026: 3 ok, 27 missing"
-    # This store refuses a second create of a commit, so runs at once go ahead (the probe: commit_safety.py).
-    code, lines, err = run(on_bucket, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2")
+    # This store refuses a second create of a commit, so runs at once go ahead (the probe: commit_safety.py,
+    # made once a process: this is the script server's first run at once).
+    code, lines, err = serve(served, on_bucket, tmp_path, "backfill.py", "2026-09-03", "2026-09-04", "--parallel", "2")
     assert (code, err) == (0, "") and re.fullmatch(r"ran 2 runs, 0 failed; orders_daily has 5 days, 19 orders",
                                                    lines[-1]), lines
+
+
+@pytest.mark.parametrize("store", ["s3"], indirect=True)  # the log store's conflicts are Delta's on both
+def test_writers_held_together_across_a_new_column_on_a_bucket_land_each_with_its_columns(on_bucket, tmp_path,
+                                                                                         served):
+    """docs/new_columns.md's writers at once, on S3: one process makes a held load a round
+    (SHOP_ON_NEW_COLUMN=add) while the script server's load commits. Round 1 holds the load that adds
+    channel; the other commits first, the adder retries and adds it. Round 2 holds a load without the new
+    columns while another adds discount: it loses to the new schema (DELTA_METADATA_CHANGED) and retries."""
+    from shoptoolkit.storage.project_paths import day_file
+    assert serve(served, on_bucket, tmp_path, "make_days.py")[0] == 0
+    assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-02")[0] == 0  # the table exists
+    days = {day: dt.date(2026, 9, day) for day in (16, 17, 20, 22)}
+    with environment(on_bucket, STORES["s3"]), root_at(on_bucket["SHOP_ROOT"]):
+        for day, name in ((20, "channel"), (22, "discount")):
+            lines = day_file(days[day]).read_text().splitlines()
+            day_file(days[day]).write_text("".join(f"{line},{more}\n" for line, more in
+                                                   zip(lines, [name, *("web" if day == 20 else "1.50" for _ in lines)])))
+        counts = {day: len(day_file(on).read_text().splitlines()) - 1 for day, on in days.items()}
+    rounds = [(tmp_path / "hold1", "2026-09-21", ["load_day.py", "2026-09-17"]),
+              (tmp_path / "hold2", "2026-09-18", ["load_day.py", "2026-09-23", "--on-new-column", "add"])]
+    writer = RoundWriter([(hold, run_date) for hold, run_date, _ in rounds], tmp_path,
+                         {**on_bucket, "SHOP_ON_NEW_COLUMN": "add"})
+    try:
+        for (hold, run_date, other), conflict in zip(rounds, ("DELTA_CONCURRENT_APPEND.WITHOUT_HINT",
+                                                              "DELTA_METADATA_CHANGED")):
+            hold.mkdir()
+            (hold / "start").touch()
+            wait_held(hold, 1, lambda: [writer.ended()] if writer.ended() is not None else [])
+            code, lines, err = serve(served, on_bucket, tmp_path, *other)
+            assert (code, err) == (0, ""), lines
+            release(hold)
+            code, lines = writer.round_result()
+            assert code == 0 and len(lines) == 2 and re.fullmatch(
+                rf"run {run_date} lost a write conflict \({conflict}\); attempt 2 of 8 in \d+\.\d s", lines[0]), lines
+        assert (writer.process.wait(timeout=60), writer.process.stderr.read()) == (0, "")
+    finally:
+        if writer.process.poll() is None:
+            writer.process.kill()
+    absent = {16: "channel, discount", 17: "channel, discount", 20: "discount", 22: "channel"}
+    for day, on in days.items():
+        assert serve(served, on_bucket, tmp_path, "check_day.py", str(on + dt.timedelta(days=1))) == (
+            0, [f"ok {on}: {counts[day]} rows for the file's {counts[day]} orders, 0 missing; no {absent[day]} in "
+                f"the file (null in the table)"], ""), day
+    code, month, _ = serve(served, on_bucket, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    assert (code, month[0]) == (1, "September 2026: 5 ok, 25 missing")  # the days not loaded
 
 
 def test_writers_at_once_are_refused_on_a_store_that_does_not_refuse_a_second_create(store, on_bucket, tmp_path):
@@ -233,12 +294,14 @@ def test_writers_at_once_are_refused_on_a_store_that_does_not_refuse_a_second_cr
                                          f"there (no --parallel, no parallel.py)\n")
 
 
-def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day(store, tmp_path):
+def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day(store, tmp_path, september_template):
     """The server goes away while a load's rows are held inside its write (tests/support/holding.py), then
-    comes back on its port with what it held: the load said so in one line and committed nothing; its rerun
-    loads the day. The connector's retries are cut short through spark-defaults.conf, as a user passes any
-    setting of it."""
+    comes back on its port with what it held: the load of the 15th, its late order new, said so in one line
+    and committed nothing (the 15th is still `changed`); its rerun loads the day. The table is September's,
+    put on the bucket as the folder's test run made it. The connector's retries are cut short through
+    spark-defaults.conf, as a user passes any setting of it."""
     from shoptoolkit.engine.connect_server import free_port
+    from shoptoolkit.storage.project_paths import day_file
     kind, _ = store
     conf, hold, objects, port = tmp_path / "conf", tmp_path / "hold", tmp_path / "objects", free_port()
     for folder in (conf, hold, objects):
@@ -247,7 +310,10 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
     with kind.started_again(port, objects) as server:
         env = {**server.env(tmp_path.name), "SPARK_CONF_DIR": str(conf)}
         assert run(env, tmp_path, "make_days.py")[0] == 0
-        assert run(env, tmp_path, "load_day.py", "2026-09-02")[0] == 0
+        put_table(september_template / "lake" / "orders_daily", env, kind)
+        with environment(env, kind), root_at(env["SHOP_ROOT"]):
+            late = day_file(SEP_15)
+            late.write_text(late.read_text() + LATE_ORDER + "\n")
         writer = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "holding.py"), str(hold), "load_day.py",
                                    "2026-09-16"], cwd=tmp_path, env=env, text=True, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
@@ -267,9 +333,9 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
                f"http://127.0.0.1:{port}/ ({kind.endpoint})\n")
     with kind.started_again(port, objects):
         code, month, _ = run(env, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
-        assert (code, month[0]) == (1, "September 2026: 1 ok, 29 missing")  # nothing of the 15th landed
+        assert (code, month[0]) == (1, "September 2026: 29 ok, 1 changed")  # nothing of the 15th landed
         assert run(env, tmp_path, "load_day.py", "2026-09-16") == (
-            0, ["run 2026-09-16 loaded 2026-09-15: 3 rows, orders_daily has 7"], "")
+            0, ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"], "")
 
 
 def test_credentials_refused_inside_spark_are_one_line_and_nothing_lands(store, on_bucket, tmp_path, served):

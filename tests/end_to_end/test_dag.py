@@ -124,6 +124,20 @@ def test_with_a_warm_server_tasks_pass_its_address_on_at_run_time_not_in_the_com
     assert done.stdout == "sc://localhost:15002/;token=secret-token\n"
 
 
+def test_the_setting_of_new_columns_set_where_airflow_runs_reaches_load_day_as_the_root_does(airflow_home, monkeypatch):
+    """docs/new_columns.md: set once in the environment Airflow is started with; the load task's command
+    runs in that environment (BashOperator's env is None: inherited), where load_day.py reads it."""
+    monkeypatch.setenv("SHOP_PYTHON", "python")
+    task = parse_dags().dags["shop_daily"].get_task("load_day")
+    monkeypatch.setenv("SHOP_ON_NEW_COLUMN", "add")  # after parsing: read where the task runs, not by the DAG
+    monkeypatch.setenv("SHOP_COLUMN_TYPES", "discount DECIMAL(10,2)")
+    assert task.env is None
+    done = subprocess.run(["bash", "-c", task.bash_command.replace("python load_day.py {{ ds }}",
+                                                                    'printenv SHOP_ON_NEW_COLUMN SHOP_COLUMN_TYPES')],
+                          capture_output=True, text=True, env=task.get_env({}), check=True)
+    assert done.stdout == "add\ndiscount DECIMAL(10,2)\n"
+
+
 @pytest.mark.parametrize("dag_file", ["shop_daily.py", "shop_upkeep.py"])
 def test_parsing_the_dag_file_imports_no_spark(airflow_home, dag_file):
     # A separate interpreter: this test session may already hold pyspark for the core's tests.
@@ -149,7 +163,16 @@ def test_the_databricks_dag_starts_job_shop_daily_with_the_run_date_as_its_job_p
     # The run of 21 September 02:00 UTC: Airflow's ds is its logical date's day, the job's run_date.
     logical_date = dt.datetime(2026, 9, 21, 2, tzinfo=dt.timezone.utc)
     task.render_template_fields({"ds": logical_date.strftime("%Y-%m-%d"), "logical_date": logical_date})
-    assert task.job_parameters == {"run_date": "2026-09-21"}
+    assert task.job_parameters == {"run_date": "2026-09-21"}  # the job's own on_new_column, column_types
+
+
+@needs_provider
+def test_the_databricks_dag_passes_the_environments_setting_of_new_columns_as_the_jobs_parameters(
+        airflow_home, monkeypatch):
+    monkeypatch.setenv("SHOP_ON_NEW_COLUMN", "rescue")
+    monkeypatch.setenv("SHOP_COLUMN_TYPES", "")
+    task = parse_dags().dags["shop_daily_databricks"].get_task("run_shop_daily")
+    assert task.job_parameters == {"run_date": "{{ ds }}", "on_new_column": "rescue", "column_types": ""}
 
 
 @needs_provider
@@ -225,7 +248,8 @@ def backfill_line(dag, conf) -> str:
 def test_shop_backfill_runs_only_when_triggered_one_run_at_a_time_one_try(shop_backfill):
     assert type(shop_backfill.timetable).__name__ == "NullTimetable"  # schedule=None
     assert shop_backfill.max_active_runs == 1
-    assert shop_backfill.params.dump() == {"first": None, "last": None, "days_per_commit": "all"}
+    assert shop_backfill.params.dump() == {"first": None, "last": None, "days_per_commit": "all",
+                                           "on_new_column": None, "column_types": None}
     [task] = shop_backfill.tasks
     assert (task.task_id, task.retries, task.cwd) == ("backfill", 0, str(DAGS.parent))
 
@@ -236,6 +260,10 @@ def test_shop_backfill_runs_only_when_triggered_one_run_at_a_time_one_try(shop_b
     ({"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": "0"}, "2026-09-02 2026-10-01 --days-per-commit 0"),
     ({"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": " ALL "},
      "2026-09-02 2026-10-01 --days-per-commit all"),
+    ({"first": "2026-09-20", "last": "2026-09-22", "on_new_column": "add", "column_types": "discount DECIMAL(10,2)"},
+     "2026-09-20 2026-09-22 --days-per-commit all --on-new-column add --column-types 'discount DECIMAL(10,2)'"),
+    ({"first": "2026-09-20", "last": "2026-09-22", "on_new_column": "rescue", "column_types": ""},
+     "2026-09-20 2026-09-22 --days-per-commit all --on-new-column rescue"),
 ])
 def test_shop_backfill_runs_backfill_py_with_the_range_from_the_conf(shop_backfill, conf, args):
     assert backfill_line(shop_backfill, conf) == f"'/opt/shop venv/bin/python' backfill.py {args}"
@@ -265,6 +293,10 @@ TRIGGER = """trigger with --conf '{"first": "YYYY-MM-DD", "last": "YYYY-MM-DD"}'
      "param 'days_per_commit' is -1: give a whole number >= 1, or 0 or \"all\" for the whole range in one commit"),
     ({"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": True},
      "param 'days_per_commit' is true: give a whole number >= 1, or 0 or \"all\" for the whole range in one commit"),
+    ({"first": "2026-09-02", "last": "2026-10-01", "on_new_column": "merge"},
+     "param 'on_new_column' is \"merge\": give fail, add or rescue"),
+    ({"first": "2026-09-02", "last": "2026-10-01", "column_types": ["discount DECIMAL(10,2)"]},
+     "param 'column_types' is [\"discount DECIMAL(10,2)\"], not a text like \"discount DECIMAL(10,2)\""),
 ])
 def test_a_bad_or_missing_param_fails_the_task_with_one_line_before_any_spark(shop_backfill, conf, error,
                                                                             tmp_path):

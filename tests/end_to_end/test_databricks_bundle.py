@@ -4,6 +4,7 @@
 """
 import copy
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -12,7 +13,8 @@ import pytest
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("databricks.bundles") is None,
                                 reason="databricks-bundles is not installed: make databricks-setup")
 
-from bundle import BUNDLE, build_job, build_pipeline, job_task_argv, load, task_argv, unknown_keys  # noqa: E402
+from bundle import (BUNDLE, build_job, build_pipeline, job_parameters, job_task_argv, load, task_argv,  # noqa: E402
+                    unknown_keys)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +73,8 @@ def test_an_unknown_key_at_the_root_in_a_target_or_a_variable_is_named(bundle):
 
 def test_run_date_defaults_to_the_trigger_date_and_one_run_at_a_time_at_two_utc(shop_daily):
     job = build_job("shop_daily", shop_daily)
-    assert [(p.name, p.default) for p in job.parameters] == [("run_date", "{{job.trigger.time.iso_date}}")]
+    assert [(p.name, str(p.default)) for p in job.parameters] == [("run_date", "{{job.trigger.time.iso_date}}"),
+                                                                  *NEW_COLUMN_PARAMETERS]
     assert (job.schedule.quartz_cron_expression, job.schedule.timezone_id) == ("0 0 2 * * ?", "UTC")
     assert job.max_concurrent_runs == 1
 
@@ -98,7 +101,53 @@ def test_each_task_runs_a_toolkit_file_with_the_run_date_and_the_root(shop_daily
         argv = task_argv(task, "2026-09-21", {"shop_root": "/Volumes/shop/dev/orders"})
         assert Path(argv[0]) == BUNDLE.parent / f"{task['task_key']}.py"
         assert Path(argv[0]).is_file()
-        assert argv[1:] == ["2026-09-21", "--root", "/Volumes/shop/dev/orders"]
+        loads = ["--on-new-column", "fail", "--column-types", ""] if task["task_key"] == "load_day" else []
+        assert argv[1:] == ["2026-09-21", "--root", "/Volumes/shop/dev/orders", *loads]
+
+
+# What a load does with a new column (docs/new_columns.md): set once, as the bundle's variables, which are
+# the defaults of both loading jobs' parameters; a Run now with different parameters sets it for one run.
+NEW_COLUMN_PARAMETERS = [("on_new_column", "${var.on_new_column}"), ("column_types", "${var.column_types}")]
+
+
+def test_the_new_column_setting_is_a_variable_that_both_loading_jobs_pass_to_their_scripts(bundle):
+    assert {name: bundle["variables"][name]["default"] for name in ("on_new_column", "column_types")} == {
+        "on_new_column": "fail", "column_types": ""}
+    jobs = bundle["resources"]["jobs"]
+    for name in ("shop_daily", "shop_backfill"):
+        assert [(p.name, str(p.default)) for p in build_job(name, jobs[name]).parameters][-2:] == NEW_COLUMN_PARAMETERS
+    passing = {(job, task["task_key"]) for job, settings in jobs.items() for task in settings["tasks"]
+               if "{{job.parameters.on_new_column}}" in task.get("spark_python_task", {}).get("parameters", [])}
+    assert passing == {("shop_daily", "load_day"), ("shop_backfill", "backfill")}  # the two tasks that load
+
+
+@pytest.mark.parametrize("given, setting", [
+    ({}, ("fail", "")),
+    ({"on_new_column": "add", "column_types": "discount DECIMAL(10,2), opened DATE"},
+     ("add", "discount DECIMAL(10,2), opened DATE")),
+])
+def test_load_day_takes_the_setting_from_the_load_tasks_argv(shop_daily, tmp_path, monkeypatch, given, setting):
+    """No Spark: load_day.py's argument parsing sets the run's setting (SHOP_ON_NEW_COLUMN, SHOP_COLUMN_TYPES)."""
+    from load_day import parse_args
+    from shoptoolkit.till.new_columns import from_env
+    [task] = [task for task in shop_daily["tasks"] if task["task_key"] == "load_day"]
+    argv = task_argv(task, "2026-09-21", {"shop_root": tmp_path}, **given)
+    monkeypatch.setattr(sys, "argv", argv)
+    assert str(parse_args(argv[1:]).run_date) == "2026-09-21"
+    assert (from_env().mode, os.environ["SHOP_COLUMN_TYPES"]) == setting
+
+
+def test_a_bad_setting_in_a_run_now_is_load_day_py_s_usage_error_before_any_spark(shop_daily, tmp_path, capsys,
+                                                                                   monkeypatch):
+    from load_day import parse_args
+    [task] = [task for task in shop_daily["tasks"] if task["task_key"] == "load_day"]
+    argv = task_argv(task, "2026-09-21", {"shop_root": tmp_path}, on_new_column="merge")
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as done:
+        parse_args(argv[1:])
+    assert done.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == ("load_day.py: error: argument --on-new-column: invalid "
+                                                        "choice: 'merge' (choose from 'fail', 'add', 'rescue')")
 
 
 def test_the_root_is_a_volume_in_dev_and_in_prod(bundle):
@@ -116,7 +165,8 @@ def shop_backfill(bundle):
 
 def test_the_backfill_job_runs_on_demand_one_at_a_time_with_the_range_as_job_parameters(shop_backfill):
     job = build_job("shop_backfill", shop_backfill)
-    assert [(p.name, p.default) for p in job.parameters] == [("first", ""), ("last", ""), ("days_per_commit", "all")]
+    assert [(p.name, str(p.default)) for p in job.parameters] == [
+        ("first", ""), ("last", ""), ("days_per_commit", "all"), *NEW_COLUMN_PARAMETERS]
     assert (job.schedule, job.trigger, job.max_concurrent_runs) == (None, None, 1)
     [task] = job.tasks
     assert (task.task_key, task.max_retries, task.depends_on) == ("backfill", None, [])
@@ -128,11 +178,13 @@ def test_the_backfill_job_runs_on_the_daily_jobs_cluster(bundle, shop_backfill):
 
 def test_the_backfill_task_runs_backfill_py_with_the_range_and_the_root(shop_backfill):
     [task] = shop_backfill["tasks"]
-    argv = job_task_argv(task, {"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": "all"},
-                         {"shop_root": "/Volumes/shop/dev/orders"})
+    variables = {"shop_root": "/Volumes/shop/dev/orders"}
+    argv = job_task_argv(task, job_parameters("shop_backfill", variables, first="2026-09-02", last="2026-10-01",
+                                              on_new_column="rescue"), variables)
     assert Path(argv[0]) == BUNDLE.parent / "backfill.py"
     assert Path(argv[0]).is_file()
-    assert argv[1:] == ["2026-09-02", "2026-10-01", "--days-per-commit", "all", "--root", "/Volumes/shop/dev/orders"]
+    assert argv[1:] == ["2026-09-02", "2026-10-01", "--days-per-commit", "all", "--root", "/Volumes/shop/dev/orders",
+                        "--on-new-column", "rescue", "--column-types", ""]
 
 
 def test_backfill_py_reads_the_backfill_tasks_argv_and_refuses_an_empty_range(shop_backfill, tmp_path, capsys,
@@ -140,13 +192,13 @@ def test_backfill_py_reads_the_backfill_tasks_argv_and_refuses_an_empty_range(sh
     """No Spark: only backfill.py's argument parsing, with sys.argv as the cluster gives it."""
     from backfill import parse_args
     [task] = shop_backfill["tasks"]
-    argv = job_task_argv(task, {"first": "2026-09-02", "last": "2026-10-01", "days_per_commit": "all"},
+    argv = job_task_argv(task, job_parameters("shop_backfill", {}, first="2026-09-02", last="2026-10-01"),
                          {"shop_root": tmp_path})
     monkeypatch.setattr(sys, "argv", argv)
     args = parse_args(argv[1:])
-    assert (str(args.first), str(args.last), args.days_per_commit) == ("2026-09-02", "2026-10-01", 0)
-    defaults = {p["name"]: p["default"] for p in shop_backfill["parameters"]}  # Run now without first, last
-    argv = job_task_argv(task, defaults, {"shop_root": tmp_path})
+    assert (str(args.first), str(args.last), args.days_per_commit, args.on_new_column) == (
+        "2026-09-02", "2026-10-01", 0, "fail")
+    argv = job_task_argv(task, job_parameters("shop_backfill", {}), {"shop_root": tmp_path})  # Run now without first, last
     monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(SystemExit) as done:
         parse_args(argv[1:])

@@ -3,7 +3,8 @@
     pytest tests/end_to_end/test_databricks_tasks.py
 
 Each task's python_file, read from databricks.yml, is executed as __main__ with its parameters as
-sys.argv ({{job.parameters.run_date}} and ${var.shop_root} filled in), in a process whose Spark session
+sys.argv ({{job.parameters.run_date}}, the other job parameters' defaults or a run's values, and the
+bundle's variables filled in), in a process whose Spark session
 already exists (the suite's, as the cluster's does), below a root that is not the current folder.
 """
 import csv
@@ -35,9 +36,10 @@ def volume(tmp_path, monkeypatch):
     return root
 
 
-def run_task(task: dict, run_date: str, root: Path, capsys, monkeypatch) -> tuple:
-    """(exit code, stdout, stderr) of the task's script run as `python FILE PARAMETERS...` would run it."""
-    argv = task_argv(task, run_date, {"shop_root": root})
+def run_task(task: dict, run_date: str, root: Path, capsys, monkeypatch, **parameters) -> tuple:
+    """(exit code, stdout, stderr) of the task's script run as `python FILE PARAMETERS...` would run it, with
+    these job parameters (the job's defaults for the others)."""
+    argv = task_argv(task, run_date, {"shop_root": root}, **parameters)
     monkeypatch.setattr(sys, "argv", argv)
     monkeypatch.syspath_prepend(str(Path(argv[0]).parent))
     with pytest.raises(SystemExit) as done:
@@ -90,3 +92,20 @@ def test_a_missing_file_fails_the_load_the_failed_day_task_names_it_and_a_repair
         (0, "ok 2026-09-20: 3 rows for the file's 3 orders, 0 missing\n")
     assert table_orders(spark, volume, "2026-09-20") == file_orders(volume, "2026-09-20")
 
+
+def test_a_new_column_is_refused_by_the_jobs_default_and_added_by_a_run_with_on_new_column_add(
+        spark, volume, tasks, capsys, monkeypatch):
+    """The job parameter on_new_column (the bundle's variable by default) reaches load_day.py (docs/new_columns.md)."""
+    path = volume / "landing" / "orders" / "2026-09-20.csv"
+    header, *orders = path.read_text().splitlines()
+    path.write_text("\n".join([f"{header},channel", *(f"{order},web" for order in orders)]) + "\n")
+    assert run_task(tasks["load_day"], "2026-09-21", volume, capsys, monkeypatch) == (
+        1, "", "error: landing/orders/2026-09-20.csv line 1: unexpected column channel (expected order_id,customer_id,"
+               "amount,ordered_at); --on-new-column add or rescue (or SHOP_ON_NEW_COLUMN) would load it\n")
+    assert not (volume / "lake").exists()
+    assert run_task(tasks["load_day"], "2026-09-21", volume, capsys, monkeypatch, on_new_column="add") == \
+        (0, "run 2026-09-21 loaded 2026-09-20: 3 rows, orders_daily has 3\n", "")
+    assert run_task(tasks["check_day"], "2026-09-21", volume, capsys, monkeypatch)[:2] == \
+        (0, "ok 2026-09-20: 3 rows for the file's 3 orders, 0 missing\n")
+    table = spark.read.format("delta").load(str(volume / "lake" / "orders_daily"))
+    assert [row.channel for row in table.collect()] == ["web"] * 3

@@ -3,15 +3,17 @@ Delta: every run option, with both tables' contents before and after.
 
 One story in one folder, run once (each spark-pipelines run is a JVM of its own, about 20 s): a first
 run, a run with nothing new, the late order, a full refresh of orders_raw and then a refresh of the view,
-the refused and the blocked selections, a broken definition found by a dry run, a windowed reprocess and
-a full refresh of everything. Each test checks one step from what the story kept.
+the refused and the blocked selections, a file with a new column refused before any Spark starts, a
+broken definition found by a dry run, a windowed reprocess and a full refresh of everything. Each test
+checks one step from what the story kept.
 """
 import datetime as dt
 import io
+import os
 import re
 import shutil
 import subprocess
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from decimal import Decimal
 from pathlib import Path
 
@@ -30,6 +32,8 @@ LATE_IN_WINDOW = "2201,C02,10.00,2026-09-11T20:30:00"
 LATE_OUT_OF_WINDOW = "2202,C05,11.00,2026-09-20T20:30:00"
 WINDOW = ("2026-09-10", "2026-09-12")
 WINDOW_DAYS = {dt.date(2026, 9, day) for day in (10, 11, 12)}
+# A day whose file gains a column for two steps (then is put back as it was), as a till's update would.
+NEW_COLUMN_DAY = dt.date(2026, 9, 25)
 
 
 def version(folder: Path, table: str) -> int:
@@ -65,6 +69,8 @@ def pipeline_story(spark, folder: Path) -> dict:
         ("full_refresh_raw", ["run_pipeline.py", "--full-refresh", RAW]),
         ("refresh_view", ["run_pipeline.py", "--refresh", VIEW]),
         ("check_refreshed", ["check_pipeline.py", "2026-09"]),
+        ("new_column", ["run_pipeline.py"]),
+        ("new_column_add", ["run_pipeline.py", "--prepare"]),  # the DAG's first task, SHOP_ON_NEW_COLUMN=add
         ("conflict", ["run_pipeline.py", "--full-refresh-all", "--refresh", VIEW]),
         ("blocked", ["run_pipeline.py", "--full-refresh", RAW, "--spec",
                      spec_copy(folder, "blocked", 'reset_allowed: "true"', 'reset_allowed: "false"',
@@ -76,7 +82,8 @@ def pipeline_story(spark, folder: Path) -> dict:
         ("full_refresh_all", ["run_pipeline.py", "--full-refresh-all"]),
         ("check_all", ["check_pipeline.py", "2026-09"]),
     ]
-    story = {}
+    story, changing = {}, folder / "landing" / "orders" / f"{NEW_COLUMN_DAY}.csv"
+    before = changing.read_text()
     for step, command in steps:
         with root_at(folder):
             if step == "late_order":
@@ -84,18 +91,36 @@ def pipeline_story(spark, folder: Path) -> dict:
             if step == "window":
                 append_line(IN_WINDOW, LATE_IN_WINDOW)
                 append_line(OUT_OF_WINDOW, LATE_OUT_OF_WINDOW)
-        done = (run_script(*map(str, command), cwd=folder) if command[0] == "run_pipeline.py" or step == "check_first"
-                else check_in_session(folder, command[1:]))
+        if step.startswith("new_column"):  # refused before spark-pipelines starts: run in this session
+            changing.write_text(with_channel(before))
+            done = in_session(folder, "run_pipeline", command[1:],
+                              {"SHOP_ON_NEW_COLUMN": "add"} if step.endswith("add") else {})
+            changing.write_text(before)
+        else:
+            done = (run_script(*map(str, command), cwd=folder) if command[0] == "run_pipeline.py" or step == "check_first"
+                    else in_session(folder, "check_pipeline", command[1:]))
         story[step] = (done, snapshot(spark, folder))
     return story
 
 
-def check_in_session(folder: Path, args: list) -> subprocess.CompletedProcess:
-    """check_pipeline.py's main in this session (its first check runs as a process of its own)."""
-    from check_pipeline import main
-    with root_at(folder), redirect_stdout(io.StringIO()) as printed:
-        code = main(args)
-    return subprocess.CompletedProcess(["check_pipeline.py", *args], code, printed.getvalue(), "")
+def with_channel(text: str) -> str:
+    """A day file's text with one more column, channel, web on every order."""
+    header, *orders = text.splitlines()
+    return "\n".join([f"{header},channel", *(f"{order},web" for order in orders)]) + "\n"
+
+
+def in_session(folder: Path, script: str, args: list, env: dict = None) -> subprocess.CompletedProcess:
+    """A script's main in this session, env set while it runs (check_pipeline.py's first check and every
+    run that starts spark-pipelines are processes of their own)."""
+    main = __import__(script).main
+    os.environ.update(env or {})
+    try:
+        with root_at(folder), redirect_stdout(io.StringIO()) as printed, redirect_stderr(io.StringIO()) as told:
+            code = main([str(arg) for arg in args])
+    finally:
+        for name in env or {}:
+            os.environ.pop(name)
+    return subprocess.CompletedProcess([f"{script}.py", *args], code, printed.getvalue(), told.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +210,18 @@ def test_a_refresh_of_the_view_then_brings_the_late_order_in_without_clearing_or
     assert view[SEP_15] == (4, Decimal("80.28")) and sum(orders for orders, _ in view.values()) == 131
     check = story["check_refreshed"][0]
     assert check.stdout == "ok 2026-09: orders_by_day matches the files on all 30 days, 131 orders, 3400.53 in all\n"
+
+
+@pytest.mark.parametrize("step", ["new_column", "new_column_add"])
+def test_a_file_with_a_new_column_is_refused_in_one_line_before_any_spark_whatever_the_setting(story, step):
+    """The flows read every file with the till's columns (docs/new_columns.md): refused as load_day refuses
+    it, by a run and by the DAG's prepare alike, under fail and under add; no table changed."""
+    done, tables = story[step]
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
+        f"error: landing/orders/{NEW_COLUMN_DAY}.csv line 1: unexpected column channel (expected "
+        "order_id,customer_id,amount,ordered_at); the pipeline reads the till's columns only, whatever "
+        "--on-new-column or SHOP_ON_NEW_COLUMN says: load_day.py --on-new-column add or rescue loads it\n"))
+    assert tables == story["check_refreshed"][1]
 
 
 def test_full_refresh_all_with_a_selection_is_refused_by_spark_pipelines(story):

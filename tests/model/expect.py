@@ -5,8 +5,8 @@ import calendar
 import datetime as dt
 from collections import Counter
 
-from model.table_model import TABLE_MISSING
-from model.till import check_file, file_sha256, rows_digest
+from model.table_model import RESCUED, TABLE_MISSING, row_values
+from model.till import check_file, columns_of, file_sha256, rows_digest
 
 VALUES = ("customer_id", "amount", "ordered_at")  # an order's values, in the order check_day names them
 
@@ -25,14 +25,20 @@ def listed(ids) -> str:
     return ", ".join(map(str, ids[:5])) + (", ..." if len(ids) > 5 else "")
 
 
+def values(order) -> tuple:
+    """An order's (customer_id, amount, ordered_at, extras) as check_day compares them."""
+    return tuple(order[1:5])
+
+
 def verdict(day, orders, why: str, rows: list) -> tuple:
-    """(ok, line) for a day: its rows (order_id, customer_id, amount, ordered_at, ...) against its file's
-    orders (None: why there are none), ids and values, as check_day words it."""
+    """(ok, line) for a day: its rows (order_id, customer_id, amount, ordered_at, day, extras) against its
+    file's orders (None: why there are none), ids and values, as check_day words it."""
     if orders is None:
         return False, f"PROBLEM {day}: {why}, {len(rows)} rows"
-    counts, in_file = Counter(row[0] for row in rows), {order[0]: tuple(order[1:4]) for order in orders}
-    differing = {row[0]: tuple(row[1:4]) for row in rows
-                 if counts[row[0]] == 1 and row[0] in in_file and tuple(row[1:4]) != in_file[row[0]]}
+    rows = [row_values(row) for row in rows]
+    counts, in_file = Counter(row[0] for row in rows), {order[0]: values(order) for order in orders}
+    differing = {row[0]: values(row) for row in rows
+                 if counts[row[0]] == 1 and row[0] in in_file and values(row) != in_file[row[0]]}
     kinds = {"missing": set(in_file) - set(counts), "not in the file": set(counts) - set(in_file),
              "duplicated": {order_id for order_id, count in counts.items() if count > 1}, "differing": set(differing)}
     head = f"{len(rows)} rows for the file's {len(in_file)} orders"
@@ -42,16 +48,30 @@ def verdict(day, orders, why: str, rows: list) -> tuple:
     first = min(differing, default=None)
     detail = "" if first is None else f"; order {first}: " + ", ".join(
         f"{name} {table} in the table, {file} in the file"
-        for name, table, file in zip(VALUES, differing[first], in_file[first]) if table != file)
+        for name, table, file in zip(*named(differing[first], in_file[first])) if table != file)
     return False, f"PROBLEM {day}: " + ", ".join([head] + found) + detail
 
 
+def named(in_table: tuple, in_file: tuple) -> tuple:
+    """(names, the table's values, the file's) of an order: the till's three, then each extra column by
+    name (null where a side has none)."""
+    table_extras, file_extras = dict(in_table[3]), dict(in_file[3])
+    extras = sorted(set(table_extras) | set(file_extras))
+    return ((*VALUES, *extras), (*in_table[:3], *(table_extras.get(name, "null") for name in extras)),
+            (*in_file[:3], *(file_extras.get(name, "null") for name in extras)))
+
+
 def day_verdict(model, day) -> tuple:
-    """(ok, line, the table's rows of day) for day as the model holds it."""
-    checked = check_file(day, model.till.files.get(day))
+    """(ok, line, the table's rows of day) for day as the model holds it; an ok line names the table's new
+    columns the file lacks (their rows hold null there)."""
+    lines = model.till.files.get(day)
+    checked = check_file(day, lines)
     rows = list(model.now.table.get(str(day), ())) if model.now else []
     why = "no file" if checked.error == "no file" else f"bad file ({checked.error})"
-    return (*verdict(day, None if checked.error else checked.orders, why, rows), rows)
+    ok, line = verdict(day, None if checked.error else checked.orders, why, rows)
+    absent = [name for name in (model.now.names() if model.now else []) if name != RESCUED
+              and name not in columns_of(lines or ("",))]
+    return ok, f"{line}; no {', '.join(absent)} in the file (null in the table)" if ok and absent else line, rows
 
 
 def check_day(model, run_date) -> tuple:
@@ -74,7 +94,8 @@ def day_state(model, day) -> tuple:
         state = "missing"
     elif ok:
         state = "ok"
-    elif loaded and loaded["sha256"] != file_sha256(lines) and loaded["rows_digest"] == rows_digest(rows):
+    elif (loaded and loaded["sha256"] != file_sha256(lines)
+          and loaded["rows_digest"] == rows_digest(map(row_values, rows))):
         state = "changed"
     else:
         state = "mismatch"

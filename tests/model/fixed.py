@@ -24,6 +24,14 @@ def foreign(kind: str, day: int = 0, pick: int = 1) -> dict:
     return {"op": "foreign", "kind": kind, "day": day, "pick": pick}
 
 
+def gain(day: int, pick: int) -> dict:
+    return {"op": "gain", "day": day, "pick": pick}
+
+
+def load(day: int, new_column: str = None) -> dict:
+    return {"op": "load", "day": day, **({"new_column": new_column} if new_column else {})}
+
+
 HISTORIES = {
     # Delta made no commit for a write that adds and removes no file, so the load of a header-only file into a
     # day without rows, and the restore of a day without rows then or now, left no trace in the history though
@@ -102,4 +110,15 @@ HISTORIES = {
     "another_zone": {"seed": 0, "first": "2026-09-29", "days": 2, "zone": "America/New_York", "ops": ops(
         write(0, 4), write(1, 6, "big"), {"op": "load", "day": 0}, {"op": "load", "day": 1},
         write(0, 9, "late"), backfill(0, 1, per_commit=0), {"op": "check_day", "day": 1}, {"op": "check_month"})},
+    # The till's file gains a column (docs/new_columns.md): fail's refusal, rescue into _rescued_data, add in the
+    # day's own commit; another writer's rows with and without it; a day loaded before the change whose file
+    # gains it is changed, and its reload takes it; a file that loses it reads null (its check says so); days
+    # restored to a version before any column keep the table's columns, null there; the lineage in history.
+    "column_changes": {"seed": 0, "first": "2026-09-20", "days": 4, "ops": ops(
+        write(0, 3), write(1, 4), write(2, 5), write(3, 2), backfill(0, 3), gain(0, 1), load(0), load(0, "rescue"),
+        {"op": "check_day", "day": 0}, gain(1, 0), load(1, "add"), {"op": "check_month"}, foreign("reload", 0),
+        foreign("insert", 2), gain(3, 2), {"op": "check_day", "day": 3}, backfill(3, 3, reprocess="changed"),
+        load(0), {"op": "lose", "day": 1, "pick": 0}, {"op": "check_day", "day": 1}, load(1),
+        {"op": "restore", "first": 0, "last": 3, "back": 7}, {"op": "check_month"}, {"op": "history", "limit": 6},
+        backfill(0, 3, reprocess="changed"), {"op": "check_month"})},
 }

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from model.plan import Plan
 from model.table_model import Outcome
-from model.till import PRICES, check_file
+from model.till import PRICES, RESCUED, check_file
 
 KINDS = ("insert", "delete", "update", "delete_day", "replace")
 EXTRA_KINDS = ("retime", "reload")  # drawn by histories.py's second generator, so that the seeds' first draws stay
@@ -20,10 +20,18 @@ CUSTOMER = "C99"
 VECTORS = "ALTER TABLE {table} SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
 
 
-def sql_row(row) -> str:
-    """A row as SQL values; its time in UTC (Z), whatever the zone of the session that runs the statement."""
-    order_id, customer, amount, ordered_at, day = row
-    return f"({order_id}, '{customer}', {amount}, TIMESTAMP'{ordered_at.replace('T', ' ')}Z', DATE'{day}')"
+def sql_row(row, names: list) -> str:
+    """A row as SQL values, the table's new columns (names) after the day, NULL where the row has none; its
+    time in UTC (Z), whatever the zone of the session that runs the statement."""
+    order_id, customer, amount, ordered_at, day, extras = row
+    more = "".join(f", '{dict(extras)[name]}'" if name in dict(extras) else ", NULL" for name in names)
+    return f"({order_id}, '{customer}', {amount}, TIMESTAMP'{ordered_at.replace('T', ' ')}Z', DATE'{day}'{more})"
+
+
+def by_hand(order, day, names: list) -> tuple:
+    """A file's order as another client writes it into the table: the file's values of the columns the table
+    has (not into RESCUED: it knows nothing of it)."""
+    return (*order[:4], str(day), tuple(pair for pair in order[4] if pair[0] in names and pair[0] != RESCUED))
 
 
 def an_hour_later(ordered_at: str) -> str:
@@ -48,15 +56,15 @@ def changed(table: dict, order_id: int, change) -> dict:
 def write_of(op, model, day) -> tuple:
     """(SQL statement, the table after it, its history entry's operation, predicate, rows written) of op,
     or None when it has nothing to do (no table, no rows, no file that passes)."""
-    table, pick = model.now.table, op.get("pick", 0)
+    table, pick, names = model.now.table, op.get("pick", 0), model.now.names()
     rows = table.get(str(day), ())
     if op["kind"] == "vectors":
         return VECTORS, table, "SET TBLPROPERTIES", "-", 0
     if op["kind"] == "insert":
         taken = {row[0] for day_rows in table.values() for row in day_rows}
         order_id = next(n for n in range(FOREIGN_ID + pick % 1000, FOREIGN_ID + 10 ** 6) if n not in taken)
-        row = (order_id, CUSTOMER, PRICES[pick % len(PRICES)], f"{day}T12:{pick % 60:02d}:00", str(day))
-        return (f"INSERT INTO {{table}} VALUES {sql_row(row)}", {**table, str(day): tuple(sorted(rows + (row,)))},
+        row = (order_id, CUSTOMER, PRICES[pick % len(PRICES)], f"{day}T12:{pick % 60:02d}:00", str(day), ())
+        return (f"INSERT INTO {{table}} VALUES {sql_row(row, names)}", {**table, str(day): tuple(sorted(rows + (row,)))},
                 "WRITE", "-", 1)
     if op["kind"] == "delete_day" and rows:
         after = {key: value for key, value in table.items() if key != str(day)}
@@ -75,17 +83,19 @@ def write_of(op, model, day) -> tuple:
         target = rows[pick % len(rows)]
         count = sum(row[0] == target[0] for day_rows in table.values() for row in day_rows)
         return (f"UPDATE {{table}} SET ordered_at = ordered_at + INTERVAL 1 HOUR WHERE order_id = {target[0]}",
-                changed(table, target[0], lambda row: (*row[:3], an_hour_later(row[3]), row[4])), "UPDATE",
+                changed(table, target[0], lambda row: (*row[:3], an_hour_later(row[3]), *row[4:])), "UPDATE",
                 f"(order_id = {target[0]})", count)
     orders = check_file(day, model.till.files.get(day)).orders
     if op["kind"] == "reload" and orders:  # the day put right from its file as it is, by hand
-        new = tuple(sorted((*order, str(day)) for order in orders))
-        return (f"INSERT INTO {{table}} REPLACE WHERE order_date = DATE'{day}' VALUES {', '.join(map(sql_row, new))}",
+        new = tuple(sorted(by_hand(order, day, names) for order in orders))
+        return (f"INSERT INTO {{table}} REPLACE WHERE order_date = DATE'{day}' VALUES "
+                f"{', '.join(sql_row(row, names) for row in new)}",
                 {**table, str(day): new}, "WRITE", f"(order_date = DATE '{day}')", len(new))
     if op["kind"] == "replace" and len(orders) >= 2:
-        first, *rest = [(*order, str(day)) for order in orders[:-1]]
+        first, *rest = [by_hand(order, day, names) for order in orders[:-1]]
         new = ((*first[:2], other_amount(first[2], pick), *first[3:]), *rest)
-        return (f"INSERT INTO {{table}} REPLACE WHERE order_date = DATE'{day}' VALUES {', '.join(map(sql_row, new))}",
+        return (f"INSERT INTO {{table}} REPLACE WHERE order_date = DATE'{day}' VALUES "
+                f"{', '.join(sql_row(row, names) for row in new)}",
                 {**table, str(day): tuple(sorted(new))}, "WRITE", f"(order_date = DATE '{day}')", len(new))
     return None
 

@@ -102,8 +102,8 @@ def generate(seed: int, operations: int = None) -> dict:
     ops += [random_op(rng, days) for _ in range(operations or rng.randint(8, 16))]
     if rng.random() < VECTORS:
         ops.insert(rng.randint(len(ops) // 2, len(ops)), {"op": "foreign", "kind": "vectors"})
-    return {"seed": seed, "first": str(first), "days": days, "ops": with_values(seed, ops, days),
-            "zone": random.Random(-seed).choice(ZONES)}
+    ops = with_columns(seed, with_values(seed, ops, days), days)
+    return {"seed": seed, "first": str(first), "days": days, "ops": ops, "zone": random.Random(-seed).choice(ZONES)}
 
 
 def with_values(seed: int, ops: list, days: int) -> list:
@@ -117,6 +117,27 @@ def with_values(seed: int, ops: list, days: int) -> list:
                  {"op": "foreign", "kind": extra.choice(EXTRA_KINDS), "day": extra.randrange(days),
                   "pick": extra.randrange(10 ** 6)})
         ops.insert(extra.randint(1, len(ops)), added)
+    return ops
+
+
+def with_columns(seed: int, ops: list, days: int) -> list:
+    """ops with a column change put in among them in half the histories, drawn from a third generator (the
+    others' draws stay as they were): a day's file gains the column channel, then a load of that day with
+    --on-new-column add or rescue, or without (fail's refusal); now and then a file loses it again, then a
+    load of that day (docs/new_columns.md)."""
+    extra = random.Random(seed * 7919 + 2)
+    if extra.random() < 0.5:
+        return ops
+    ops, day = list(ops), extra.randrange(days)
+    mode = extra.choice(["add", "add", "rescue", None])
+    at = extra.randint(1, len(ops))
+    ops.insert(at, {"op": "gain", "day": day, "pick": extra.randrange(10 ** 6)})
+    ops.insert(extra.randint(at + 1, len(ops)), {"op": "load", "day": day, "process": extra.random() < AS_PROCESS,
+                                                 **({"new_column": mode} if mode else {})})
+    if extra.random() < 0.4:
+        lost, at = extra.randrange(days), extra.randint(at + 1, len(ops))
+        ops.insert(at, {"op": "lose", "day": lost, "pick": 0})
+        ops.insert(extra.randint(at + 1, len(ops)), {"op": "load", "day": lost, "process": False})
     return ops
 
 

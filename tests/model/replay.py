@@ -110,10 +110,11 @@ class Follower:
         places = ([len(done) - 1] if done and done[-1].version is None else []) + \
                  ([len(done)] if len(done) < len(steps) else [])
         for place in places:
-            runs = getattr(steps[place], "keywords", {}).get("runs")
-            if runs is None:
+            how = getattr(steps[place], "keywords", {})
+            if "runs" not in how:
                 continue
-            serial, late = load_outcome(self.model, runs), load_outcome(self.model, runs, self.start)
+            serial = load_outcome(self.model, **how)
+            late = load_outcome(self.model, **{**how, "clash_table": self.start})
             back = [(run_date, day) for run_date, day, _ in late.loaded
                     if STORED_FIRST in serial.refused.get(run_date, "")]
             if late.version is None or not back or identity(late.entry) != identity(entry):
@@ -179,14 +180,20 @@ def follow(model, threads: list, new_entries: list, killed: bool = False) -> tup
 
 
 def table_content(spark):
-    """orders_daily's rows by day, as the model holds them (None: no table)."""
+    """orders_daily's rows by day and its columns beyond the till's, as the model holds them (None: no table)."""
     from delta_session import table_exists
-    from model.fresh_read import table_rows
-    return rows_by_day(tuple(row) for row in table_rows(spark)) if table_exists(spark) else None
+    from model.fresh_read import read_all
+    return content_of(read_all(spark)) if table_exists(spark) else None
+
+
+def content_of(found: dict) -> tuple:
+    """(rows by day, columns) of fresh_read.read_all's JSON, as tuples."""
+    rows = ((*row[:5], tuple(map(tuple, row[5]))) for row in found["rows"])
+    return rows_by_day(rows), tuple(map(tuple, found["columns"]))
 
 
 def rows_by_day(rows) -> dict:
-    """Rows grouped by their day (their last field), each day's sorted."""
+    """Rows grouped by their day (their fifth field), each day's sorted."""
     days = {}
     for row in rows:
         days.setdefault(row[4], []).append(tuple(row))
@@ -194,13 +201,16 @@ def rows_by_day(rows) -> dict:
 
 
 def content_difference(expected: Version, found) -> str:
-    """'' when the table holds exactly the model's rows, else the first days that differ."""
+    """'' when the table holds exactly the model's rows and columns, else the first days that differ."""
     if expected is None or found is None:
         return "" if expected is found else f"table: expected {'none' if expected is None else 'one'}, found " \
                                              f"{'none' if found is None else 'one'}"
+    found, columns = found
     days = sorted(set(expected.table) | set(found))
     differ = [f"{day}: expected {expected.table.get(day, ())}, found {found.get(day, ())}"
               for day in days if expected.table.get(day, ()) != found.get(day, ())]
+    if columns != expected.columns:
+        differ.insert(0, f"columns beyond the till's: expected {expected.columns}, found {columns}")
     return "table: " + "; ".join(differ[:3]) if differ else ""
 
 

@@ -14,7 +14,7 @@ from model.expect import TableMissing, day_state
 from model.printed import same
 from model.histories import days_of
 from model.plans import plan_of
-from model.replay import content_difference, follow, new_commits, rows_by_day, table_content
+from model.replay import content_difference, content_of, follow, new_commits, table_content
 from model.table_model import TableModel
 from model.till import Till, file_bytes, shown
 
@@ -25,7 +25,9 @@ TILL_OPS = {"write": lambda till, day, op: till.write(day, op["pick"]),
             "delete": lambda till, day, op: till.delete(day),
             "spoil": lambda till, day, op: till.spoil(day, op["kind"], op["pick"]),
             "restore_file": lambda till, day, op: till.restore(day, op["pick"]),
-            "drop": lambda till, day, op: till.drop(day, op["pick"])}
+            "drop": lambda till, day, op: till.drop(day, op["pick"]),
+            "gain": lambda till, day, op: till.gain(day, op["pick"]),
+            "lose": lambda till, day, op: till.lose(day, op["pick"])}
 SPARK_PATH_BYTES = 6_000  # a day's file from this size on is checked inside Spark in the shared session
 
 
@@ -245,8 +247,7 @@ def fresh_read(model, root) -> str:
     found = processes.Reader.read(root)
     if found is not None and "error" in found:
         return f"another process could not read the table: {found['error']}"
-    content = None if found is None else rows_by_day(tuple(row) for row in found["rows"])
-    problem = content_difference(model.now, content)
+    problem = content_difference(model.now, None if found is None else content_of(found))
     if not problem and found is not None and found["partitioned"] != model.now.partitioned:
         problem = f"table: partitioned is {found['partitioned']}, expected {model.now.partitioned}"
     return problem and f"read by another process: {problem}"

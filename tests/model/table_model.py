@@ -2,14 +2,16 @@
 make them, each worked out from the docs (README, docs/commits.md, docs/reprocess.md).
 
 A version holds each day's rows, the lineage of the load those rows come from (after a restore to
-version N: the day's at N), and whether the table is partitioned. A write is a Step: evaluated on the
+version N: the day's at N), the columns loads added (docs/new_columns.md), and whether the table is
+partitioned. A write is a Step: evaluated on the
 model as it is when it commits, it gives an Outcome, the new version and its history entry, or the
 reasons its runs were refused.
 """
 import json
 from dataclasses import dataclass, field, replace
 
-from model.till import check_file, file_bytes, file_sha256, line_of, rows_digest, shown
+from model.till import (HEADER, RESCUED, check_file, columns_of, file_bytes, file_sha256, line_of, opened,
+                        rows_digest, shown)
 
 TABLE_MISSING = ("no Delta table at lake/orders_daily: load a day first "
                  "(python load_day.py RUN_DATE or python backfill.py FIRST LAST)")
@@ -17,10 +19,15 @@ TABLE_MISSING = ("no Delta table at lake/orders_daily: load a day first "
 
 @dataclass(frozen=True)
 class Version:
-    table: dict          # day -> sorted tuple of rows (order_id, customer_id, amount, ordered_at, 'YYYY-MM-DD')
+    table: dict          # day -> sorted tuple of rows (order_id, customer_id, amount, ordered_at, 'YYYY-MM-DD',
+                         # extras: the values of the columns below, (column, value) pairs without the nulls)
     loaded: dict         # day -> the lineage entry of the load its rows come from
     partitioned: bool = False
     window: bool = False  # upkeep set the undo window, a table property every later write keeps
+    columns: tuple = ()  # (name, type) of the columns loads added to the till's, in the order they were added
+
+    def names(self) -> list:
+        return [name for name, _ in self.columns]
 
     def total(self) -> int:
         return sum(map(len, self.table.values()))
@@ -52,13 +59,25 @@ class TableModel:
         self.versions.append(outcome.version)
 
 
-def lineage_entry(run_date, day, lines) -> dict:
-    """What a load of day from a file of these lines records (docs/reprocess.md)."""
-    orders = check_file(day, lines).orders
+def lineage_entry(run_date, day, content, added: dict = None, absent: list = None) -> dict:
+    """What a load of day from a file of this content records (docs/reprocess.md): added, the columns the
+    load gave the table; absent, the table's new columns the file lacks (docs/new_columns.md)."""
+    orders = check_file(day, content).orders
     ids = [order[0] for order in orders]
-    return {"run_date": str(run_date), "day": str(day), "file": shown(day), "size": len(file_bytes(lines)),
-            "sha256": file_sha256(lines), "rows_read": len(ids), "rows_written": len(ids),
-            "lowest": min(ids, default=None), "highest": max(ids, default=None), "rows_digest": rows_digest(orders)}
+    entry = {"run_date": str(run_date), "day": str(day), "file": shown(day), "size": len(file_bytes(content)),
+             "sha256": file_sha256(content), "rows_read": len(ids), "rows_written": len(ids),
+             "lowest": min(ids, default=None), "highest": max(ids, default=None), "rows_digest": rows_digest(orders)}
+    return {**entry, **({"columns_added": added} if added else {}), **({"columns_absent": absent} if absent else {})}
+
+
+def row_values(row) -> tuple:
+    """(id, customer, amount, time, extras) of a table's row, its extras as the checks compare them."""
+    return (*row[:4], opened(row[5]))
+
+
+def new_columns(content, names: list) -> list:
+    """The file's columns beyond the till's that the table (the columns names) does not have."""
+    return [name for name in columns_of(content)[4:] if name not in names]
 
 
 def clashes(table: dict, day, orders) -> list:
@@ -68,11 +87,16 @@ def clashes(table: dict, day, orders) -> list:
                    for row in rows if row[0] in ids})
 
 
-def refusal(till, run_date, day, table: dict) -> str:
-    """Why a load of day is refused on a table holding table ('' when it loads), as load_day says it."""
+def refusal(till, run_date, day, table: dict, names: list = (), mode: str = "fail") -> str:
+    """Why a load of day is refused on a table holding table, of the new columns names ('' when it loads),
+    as load_day says it, in mode (--on-new-column); a commit of several days (commit_days.py) the same."""
     lines = till.files.get(day)
     if lines is None:
         return f"no file {shown(day)} for run {run_date}"
+    new = new_columns(lines, names)
+    if mode == "fail" and new:
+        return (f"{shown(day)} line 1: unexpected column {', '.join(new)} (expected {HEADER}); "
+                f"--on-new-column add or rescue (or SHOP_ON_NEW_COLUMN) would load it")
     checked = check_file(day, lines)
     if checked.error:
         return checked.error
@@ -83,26 +107,53 @@ def refusal(till, run_date, day, table: dict) -> str:
     return f"{shown(day)} line {line_of(lines, clash[0][0])}: order_id already stored on another day: {listed}"
 
 
-def load_outcome(model, runs, clash_table: dict = None) -> Outcome:
+def added_columns(content, names: list, mode: str) -> dict:
+    """{name: type} of the columns a load of this file adds in mode: add, its new ones (as STRING); rescue,
+    RESCUED for them, unless the table has it."""
+    new = new_columns(content, names)
+    if mode == "rescue":
+        return {RESCUED: "STRING"} if new and RESCUED not in names else {}
+    return {name: "STRING" for name in new} if mode == "add" else {}
+
+
+def stored(extras, rescued: list) -> tuple:
+    """An order's extra values as the table holds them: a column's own, the rescued ones as RESCUED's JSON."""
+    own = [(name, value) for name, value in extras if name not in rescued]
+    kept = {name: value for name, value in extras if name in rescued}
+    return tuple(sorted(own + ([(RESCUED, json.dumps(kept, separators=(",", ":")))] if kept else [])))
+
+
+def load_outcome(model, runs, clash_table: dict = None, mode: str = "fail", several: bool = False) -> Outcome:
     """The days of runs [(run date, day)] in one commit, each refused as runs one after another would
     refuse it (its file missing or bad, or one of its ids on another day as the table then would be).
     clash_table: the ids are checked against this table (and the commit's own days) instead, as a write
-    whose id check read an older version does (late_clash.py)."""
+    whose id check read an older version does (late_clash.py). mode: --on-new-column; several: a commit
+    of several days' runs (backfill.py --days-per-commit, commit_days.py): each day's new columns are
+    those the table lacked before the commit, and a day lacks each column the table has after it."""
     now = model.now or Version({}, {})
-    table, loaded, outcome = dict(now.table), dict(now.loaded), Outcome()
+    table, loaded, outcome, columns = dict(now.table), dict(now.loaded), Outcome(), dict(now.columns)
     checked = table if clash_table is None else dict(clash_table)
+    kept = []
     for run_date, day in runs:
-        why = refusal(model.till, run_date, day, checked)
+        why = refusal(model.till, run_date, day, checked, now.names(), mode)
         if why:
             outcome.refused[run_date] = why
             continue
         lines = model.till.files[day]
-        rows = tuple(sorted((*order, str(day)) for order in check_file(day, lines).orders))
+        added = added_columns(lines, now.names(), mode)
+        rescued = new_columns(lines, now.names()) if mode == "rescue" else []
+        columns.update(added)
+        rows = tuple(sorted((*order[:4], str(day), stored(order[4], rescued))
+                            for order in check_file(day, lines).orders))
         table[str(day)] = checked[str(day)] = rows
-        loaded[str(day)] = lineage_entry(run_date, day, lines)
+        kept.append((run_date, day, lines, added))
         outcome.loaded.append((run_date, day, len(rows)))
+    for run_date, day, lines, added in kept:
+        absent = [name for name in columns if name != RESCUED and name not in columns_of(lines)]
+        loaded[str(day)] = lineage_entry(run_date, day, lines, added, absent)
     if outcome.loaded:
-        outcome.version = replace(now, table={day: rows for day, rows in table.items() if rows}, loaded=loaded)
+        outcome.version = replace(now, table={day: rows for day, rows in table.items() if rows}, loaded=loaded,
+                                  columns=tuple(columns.items()))
         outcome.entry = load_entry([loaded[str(day)] for _, day, _ in outcome.loaded])
     return outcome
 
@@ -146,7 +197,17 @@ def restore_outcome(model, first_day, last_day, version: int) -> Outcome:
     return Outcome(after, {"operation": "WRITE", "predicate": predicate, "rows_written": written, "lineage": {},
                            "note": f"restore_day: {label} from version {version}"},
                    line=f"restored {label} from version {version} ({before} rows -> {written}); "
-                        f"orders_daily has {after.total()}, version {len(model.versions)}")
+                        f"orders_daily has {after.total()}, version {len(model.versions)}"
+                        f"{kept_columns([name for name in now.names() if name not in then.names()], label, version)}")
+
+
+def kept_columns(names: list, label: str, version: int) -> str:
+    """What restore_day's line adds for the table's columns the version had not: they stay, null on its days."""
+    if not names:
+        return ""
+    plural = len(names) > 1
+    return (f"; {', '.join(names)} {'are' if plural else 'is'} null on {label}: version {version} had no such "
+            f"column{'s' if plural else ''}, and Delta cannot drop a column for some days only")
 
 
 def partition_outcome(model) -> Outcome:

@@ -1,32 +1,57 @@
 """The Plans of the operations that write: load_day, backfill (its options), restore_day, partition_table.
-Each names the steps the model works out when the write commits (table_model.py)."""
+Each names the steps the model works out when the write commits (table_model.py). A load or a backfill
+may give --on-new-column (op["new_column"]: add or rescue; without it, fail), in the shared session as a
+notebook does: load_day's keyword, SHOP_ON_NEW_COLUMN for backfill (the generator gives it to loads only)."""
+import os
+from contextlib import contextmanager
 from functools import partial
 
 from model import expect
 from model.plan import ONE_DAY, Plan, error_or
 from model.table_model import days_between, load_outcome, partition_outcome, restore_outcome
 
+
+def new_column_options(op) -> list:
+    return ["--on-new-column", op["new_column"]] if op.get("new_column") else []
+
+
+@contextmanager
+def new_column_setting(op):
+    """SHOP_ON_NEW_COLUMN set to op's while inside (when it has one), as it was after."""
+    from shoptoolkit.till.new_columns import MODE_ENV
+    kept = os.environ.get(MODE_ENV)
+    if op.get("new_column"):
+        os.environ[MODE_ENV] = op["new_column"]
+    try:
+        yield
+    finally:
+        os.environ.pop(MODE_ENV, None)
+        os.environ.update({MODE_ENV: kept} if kept is not None else {})
+
+
 def load_plan(op, model, days) -> Plan:
     day = days[op["day"]]
     run_date = day + ONE_DAY
+    mode = op.get("new_column") or "fail"
 
     def call(spark, show):
-        from load_day import load_retrying
-        return 0, [load_retrying(spark, run_date, show=show)]
+        from load_day import load_day, load_retrying
+        load = partial(load_day, on_new_column=op.get("new_column"))
+        return 0, [load_retrying(spark, run_date, show=show, load=load)]
 
     def expected(model, results):
         outcome = results[0][0]
         return error_or(outcome, [f"run {run_date} loaded {day}: {outcome.loaded[0][2] if outcome.loaded else 0} "
                                   f"rows, orders_daily has {model.now.total() if model.now else 0}"])
-    step = partial(load_outcome, runs=[(run_date, day)])
-    return Plan(["load_day.py", str(run_date)], call, expected, [[step]])
+    step = partial(load_outcome, runs=[(run_date, day)], mode=mode)
+    return Plan(["load_day.py", str(run_date), *new_column_options(op)], call, expected, [[step]])
 
 
 def backfill_options(op) -> list:
     options = [] if op.get("reprocess", "all") == "all" else ["--reprocess", op["reprocess"]]
     options += [] if op.get("per_commit", 1) == 1 else ["--days-per-commit", str(op["per_commit"] or "all")]
     options += [] if op.get("parallel", 1) == 1 else ["--parallel", str(op["parallel"])]
-    return options + (["--dry-run"] if op.get("dry_run") else [])
+    return options + new_column_options(op) + (["--dry-run"] if op.get("dry_run") else [])
 
 
 def backfill_threads(op, dates: list) -> list:
@@ -35,7 +60,8 @@ def backfill_threads(op, dates: list) -> list:
     size = op["per_commit"] or max(len(dates), 1)
     units = [[(run_date, run_date - ONE_DAY)] for run_date in dates] if op["per_commit"] == 1 else [
         [(run_date, run_date - ONE_DAY) for run_date in dates[at:at + size]] for at in range(0, len(dates), size)]
-    steps = [partial(load_outcome, runs=unit) for unit in units]
+    steps = [partial(load_outcome, runs=unit, mode=op.get("new_column") or "fail", several=op["per_commit"] != 1)
+             for unit in units]
     return [steps] if op["parallel"] == 1 else [[step] for step in steps]
 
 
@@ -52,8 +78,9 @@ def backfill_plan(op, model, days) -> Plan:
 
     def call(spark, show):
         shown = []
-        failed, closing = backfill(spark, run_dates[0], run_dates[-1], show=shown.append, reprocess=op["reprocess"],
-                                   workers=op["parallel"], days_per_commit=op["per_commit"])
+        with new_column_setting(op):
+            failed, closing = backfill(spark, run_dates[0], run_dates[-1], show=shown.append, reprocess=op["reprocess"],
+                                       workers=op["parallel"], days_per_commit=op["per_commit"])
         return int(bool(failed)), shown + [closing]
 
     def expected(model, results):

@@ -74,9 +74,24 @@ def unknown_keys(bundle: dict) -> list:
     return found
 
 
-def task_argv(task: dict, run_date: str, variables: dict) -> list:
-    """The argv a shop_daily task's script gets for a run with this run_date."""
-    return job_task_argv(task, {"run_date": run_date}, variables)
+def task_argv(task: dict, run_date: str, variables: dict, **parameters) -> list:
+    """The argv a shop_daily task's script gets for a run with this run_date (and these job parameters,
+    the job's defaults for the others)."""
+    return job_task_argv(task, job_parameters("shop_daily", variables, run_date=run_date, **parameters), variables)
+
+
+def job_parameters(job: str, variables: dict, **given) -> dict:
+    """A run's job parameters: those given, the job's defaults for the others, with the bundle's variables
+    (${var.NAME}) filled in from variables, else from their defaults."""
+    bundle = load()
+    known = {name: spec.get("default") for name, spec in bundle["variables"].items()} | variables
+    defaults = {}
+    for parameter in bundle["resources"]["jobs"][job].get("parameters", []):
+        value = parameter["default"]
+        for name, filled in known.items():
+            value = value.replace("${var.%s}" % name, str(filled))
+        defaults[parameter["name"]] = value
+    return {**defaults, **given}
 
 
 def job_task_argv(task: dict, job_parameters: dict, variables: dict) -> list:

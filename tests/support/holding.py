@@ -18,6 +18,9 @@ together, exactly N - 1 commit and the first loses a write conflict.
 """
 import importlib
 import os
+import queue
+import re
+import subprocess
 import sys
 import threading
 import time
@@ -68,6 +71,33 @@ def hold_loads(hold: Path) -> None:
     import load_day
     name = str(os.getpid())
     load_day.read_orders = lambda spark, found, day: held(in_python.read_orders(spark, found, day), hold, name)
+
+
+class RoundWriter:
+    """python tests/support/holding.py --rounds load_day.py ...: one process (one JVM) that makes one held
+    write a round, with env (else this process's environment); round_result() waits for the end of its next round."""
+
+    def __init__(self, rounds, cwd, env=None):
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--rounds", "load_day.py",
+             *(f"{hold}={day}" for hold, day in rounds)],
+            cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line.rstrip("\n")) for line in self.process.stdout],
+                         daemon=True).start()
+
+    def round_result(self) -> tuple:
+        """(exit code, lines printed) of the round that ends next."""
+        lines = []
+        while True:
+            line = self.lines.get(timeout=600)
+            ended = re.fullmatch(r"round \S+ exit (\d+)", line)
+            if ended:
+                return int(ended.group(1)), lines
+            lines.append(line)
+
+    def ended(self):
+        return self.process.stderr.read() if self.process.poll() is not None else None
 
 
 def newest_version(table: Path) -> int:

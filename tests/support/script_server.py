@@ -89,6 +89,8 @@ def serve(answers) -> None:
         request = json.loads(line)
         os.chdir(request["cwd"])
         os.environ["SHOP_ROOT"] = request["root"]
+        for name in ("SHOP_ON_NEW_COLUMN", "SHOP_COLUMN_TYPES"):  # set by a script's --on-new-column: its run's only
+            os.environ.pop(name, None)
         code, out, err = captured(lambda: run_script(request["argv"]))
         answers.write(json.dumps({"code": code, "out": out, "err": err}) + "\n")
         answers.flush()

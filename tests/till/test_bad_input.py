@@ -33,7 +33,8 @@ def reordered() -> bytes:
 REJECTED = {
     "empty file (0 bytes)": (b"", f"{FILE}: empty file (0 bytes), expected the header {HEADER} at least"),
     "extra column": (text(HEADER + ",note", *(row + ",x" for row in ROWS)),
-                     f"{FILE} line 1: unexpected column note {EXPECTED}"),
+                     f"{FILE} line 1: unexpected column note {EXPECTED}; --on-new-column add or rescue "
+                     f"(or SHOP_ON_NEW_COLUMN) would load it"),
     "missing column": (text("order_id,amount,ordered_at", "2059,24.90,2026-09-15T11:47:24"),
                        f"{FILE} line 1: missing column customer_id {EXPECTED}"),
     "no header": (text(*ROWS), f"{FILE} line 1: no header: expected {HEADER}"),
@@ -149,7 +150,8 @@ def test_clash_check_of_a_big_file_joins_instead_of_naming_ids(september, spark,
 EDGES = ["", " ", "\u3000", "0", "123", "1" * 18, "1" * 19, "-1", "-0.5", "\u0661\u0662", "12a", " 12", "1.0",
          "19.99", "1.999", "1e3", "00.10", "10000000000", "C01", " a ", "2026-09-15T20:30:00",
          "2026-09-15T24:00:00", "2026-09-16T10:00:00", "2026-02-30T10:00:00", "2026-09-15 20:30:00",
-         "2026-09-15T20:30", "\uff12026-09-15T20:30:00", "2026-09-15T20:30:00Z", "2026-09-15T2\u0660:30:00"]
+         "2026-09-15T20:30", "\uff12026-09-15T20:30:00", "2026-09-15T20:30:00Z", "2026-09-15T2\u0660:30:00",
+         "2026-09-01", "2026-02-30", "2026-9-01", "true", "FaLsE", "yes", "123456789", "1234567890"]
 ALPHABET = "0123456789-.:T a\u0663\u3000\uff15"
 
 
@@ -162,12 +164,14 @@ def asked_values(count: int = 400) -> list:
 
 
 def test_each_rule_passes_the_same_values_in_python_and_inside_spark(spark):
-    """One table of rules makes both paths: for every rule, the Python test and the Spark expression agree
+    """One table of rules makes both paths (RULES, and a new column's rule of its declared type): for every
+    rule, the Python test and the Spark expression agree
     on every value asked (the refusal's words are then the Python path's, on either path)."""
     import datetime as dt
     from pyspark.sql import functions as F
-    from shoptoolkit.till.line_rules import PASSES, RULES
+    from shoptoolkit.till.line_rules import PASSES, rules_for
     from shoptoolkit.till.rules_sql import SPARK_PASSES
+    RULES = rules_for({"d": "DECIMAL(10,2)", "i": "INT", "b": "BOOLEAN", "t": "DATE"})  # and new columns' (new_columns.py)
     day, values = dt.date(2026, 9, 15), asked_values()
     frame = spark.createDataFrame([(value,) for value in values], "value STRING")
     answers = frame.select("value", *[SPARK_PASSES[rule.kind](F.col("value"), rule, F.lit(str(day))).alias(f"r{place}")

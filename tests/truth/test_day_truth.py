@@ -16,7 +16,7 @@ from check_month import check_month, main as check_month_main, month_states
 from conftest import SEP_15, append_line
 from load_day import load_day
 from shoptoolkit.dates import run_dates
-from shoptoolkit.row_values import table_columns
+from shoptoolkit.row_values import table_columns, table_values
 from shoptoolkit.storage.project_paths import day_file, table_path
 from shoptoolkit.table.delta_table import orders_table
 from shoptoolkit.table_schema import CSV_OPTIONS, columns_ddl
@@ -89,7 +89,7 @@ def test_every_session_zone_stores_and_checks_the_files_utc_times(days, spark, z
                 patch.setattr(in_spark, "SPARK_CHECK_BYTES", 0)  # the Spark path's load
             load_day(spark, "2026-09-16")
         load_day(spark, "2026-09-17")
-        stored = {row[0]: tuple(row[1:]) for row in orders_table(spark).where("order_date = '2026-09-15'")
+        stored = {row[0]: table_values(row[1:]) for row in orders_table(spark).where("order_date = '2026-09-15'")
                   .select(*table_columns()).collect()}
         assert stored == read_day_file(SEP_15).values  # the file's times read as UTC, whatever the zone
         for other in ZONES:  # checked in every zone, the same verdicts

@@ -4,11 +4,9 @@ and land, and a writer whose attempts all lose says so in one line, exit 1, with
 import datetime as dt
 import json
 import os
-import queue
 import re
 import subprocess
 import sys
-import threading
 
 import pytest
 
@@ -17,7 +15,7 @@ from check_month import check_month
 from shoptoolkit.dates import day_loaded_by
 from shoptoolkit.till.in_python import read_day_file, read_orders
 from conftest import LATE_ORDER, ROOT, SEP_15, append_line, table_rows, table_version
-from holding import ended_processes, release, wait_held
+from holding import RoundWriter, ended_processes, release, wait_held
 from load_day import load_day
 
 pytestmark = pytest.mark.timeout(1200)  # writer processes, each a JVM: over 2 minutes for the longest in CI
@@ -109,32 +107,6 @@ def test_two_first_loads_at_once_make_one_table_and_both_days_land_whole(days, s
                 for row in read_orders(spark, read_day_file(day), day).collect()]
     assert table_rows(spark) == sorted(tuple(row) for row in in_files)  # each day's file, row for row
     assert [check_day(spark, run_date)[0] for run_date in ("2026-09-02", "2026-09-03")] == [True, True]
-
-
-class RoundWriter:
-    """python tests/support/holding.py --rounds load_day.py ...: one process (one JVM) that makes one held
-    write a round; round_result() waits for the end of its next round."""
-
-    def __init__(self, rounds, cwd):
-        self.process = subprocess.Popen(
-            [sys.executable, str(HELD_WRITE), "--rounds", "load_day.py", *(f"{hold}={day}" for hold, day in rounds)],
-            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.lines = queue.Queue()
-        threading.Thread(target=lambda: [self.lines.put(line.rstrip("\n")) for line in self.process.stdout],
-                         daemon=True).start()
-
-    def round_result(self) -> tuple:
-        """(exit code, lines printed) of the round that ends next."""
-        lines = []
-        while True:
-            line = self.lines.get(timeout=600)
-            ended = re.fullmatch(r"round \S+ exit (\d+)", line)
-            if ended:
-                return int(ended.group(1)), lines
-            lines.append(line)
-
-    def ended(self):
-        return self.process.stderr.read() if self.process.poll() is not None else None
 
 
 def test_four_processes_three_tries_lose_no_run_and_leave_no_partial_day(september, spark):

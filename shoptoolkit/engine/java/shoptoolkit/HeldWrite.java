@@ -31,9 +31,10 @@ import scala.jdk.javaapi.CollectionConverters;
  * before the files are written. The toolkit's one-job load (shoptoolkit/writing/held_write.py) needs the step
  * between: the job that reads, checks and writes the day has run (a refused line failed it), the new
  * files are in the table's folder but in no version, and the lineage is made from what the job wrote;
- * then commit(userMetadata) commits them in one Delta commit, as save would have, or abort() deletes
- * them and no version ever names them. Delta's own WriteIntoDelta does the writing and the replacing;
- * this class only splits its run() in two.
+ * then commit(userMetadata) commits them in one Delta commit, as save would have (with the columns
+ * the write added to the schema, under mergeSchema), or abort() deletes them and no version ever names
+ * them, nor the schema the write would have given the table. Delta's own WriteIntoDelta does the
+ * writing and the replacing; this class only splits its run() in two.
  */
 public class HeldWrite {
     private final SparkSession spark;
@@ -51,12 +52,18 @@ public class HeldWrite {
         this.replaceWhere = replaceWhere;
     }
 
-    /** Write rows into the table at path, replacing those that match replaceWhere; commit nothing yet. */
-    public static HeldWrite write(SparkSession spark, String path, Dataset<Row> rows, String replaceWhere) {
+    /**
+     * Write rows into the table at path, replacing those that match replaceWhere; commit nothing yet.
+     * mergeSchema: the rows' columns the table lacks are added to its schema, in the same commit (as
+     * save's mergeSchema option adds them); the held transaction keeps the new schema until commit.
+     */
+    public static HeldWrite write(SparkSession spark, String path, Dataset<Row> rows, String replaceWhere,
+                                  boolean mergeSchema) {
         DeltaLog log = DeltaLog.forTable(spark, path);
         OptimisticTransaction txn = log.startTransaction();
         Map<String, String> options = new HashMap<>();
         options.put("replaceWhere", replaceWhere);
+        options.put("mergeSchema", String.valueOf(mergeSchema));
         DeltaOptions deltaOptions = new DeltaOptions(scalaMap(options), spark.sessionState().conf());
         WriteIntoDelta command = new WriteIntoDelta(log, SaveMode.Overwrite, deltaOptions,
                 CollectionConverters.asScala(new ArrayList<String>()).toList(), scalaMap(new HashMap<>()), rows,
