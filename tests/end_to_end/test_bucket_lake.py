@@ -122,7 +122,6 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(store, on_bucket, tmp
     from check_day import check_day
     from conftest import append_line
     from load_day import load_day
-    from shoptoolkit.storage.project_paths import day_file
     kind, _ = store
     assert serve(served, on_bucket, tmp_path, "make_days.py") == (
         0, ["wrote 30 files to landing/orders/: 2026-09-01.csv .. 2026-09-30.csv, 130 orders"], "")
@@ -134,9 +133,7 @@ def test_september_on_a_bucket_prints_what_a_folder_prints(store, on_bucket, tmp
 
     append_line(SEP_15, LATE_ORDER)  # the same late order on the folder (september's copy) and on the bucket
     changed = check_day(spark, "2026-09-16")
-    with environment(on_bucket, kind), root_at(on_bucket["SHOP_ROOT"]):
-        late = day_file(SEP_15)  # an object: no append, the whole file written again, as a till would
-        late.write_text(late.read_text() + LATE_ORDER + "\n")
+    late_order(on_bucket, kind)
     assert serve(served, on_bucket, tmp_path, "check_day.py", "2026-09-16")[:2] == (1, [changed[1]])
     assert serve(served, on_bucket, tmp_path, "load_day.py", "2026-09-16") == (
         0, ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"], "")
@@ -173,6 +170,15 @@ def put_table(folder, env, kind: Store) -> None:
     with environment(env, kind), root_at(env["SHOP_ROOT"]):
         for path in files:
             (table_path() / path.relative_to(folder).as_posix()).write_bytes(path.read_bytes())
+
+
+def late_order(env, kind: Store) -> None:
+    """LATE_ORDER added to the 15th's file below the bucket's root that env names: an object has no append,
+    so the whole file is written again, as a till would (conftest's append_line on a folder)."""
+    from shoptoolkit.storage.project_paths import day_file
+    with environment(env, kind), root_at(env["SHOP_ROOT"]):
+        late = day_file(SEP_15)
+        late.write_text(late.read_text() + LATE_ORDER + "\n")
 
 
 def in_session(command: list) -> tuple:
@@ -301,7 +307,6 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
     put on the bucket as the folder's test run made it. The connector's retries are cut short through
     spark-defaults.conf, as a user passes any setting of it."""
     from shoptoolkit.engine.connect_server import free_port
-    from shoptoolkit.storage.project_paths import day_file
     kind, _ = store
     conf, hold, objects, port = tmp_path / "conf", tmp_path / "hold", tmp_path / "objects", free_port()
     for folder in (conf, hold, objects):
@@ -311,9 +316,7 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
         env = {**server.env(tmp_path.name), "SPARK_CONF_DIR": str(conf)}
         assert run(env, tmp_path, "make_days.py")[0] == 0
         put_table(september_template / "lake" / "orders_daily", env, kind)
-        with environment(env, kind), root_at(env["SHOP_ROOT"]):
-            late = day_file(SEP_15)
-            late.write_text(late.read_text() + LATE_ORDER + "\n")
+        late_order(env, kind)
         writer = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "holding.py"), str(hold), "load_day.py",
                                    "2026-09-16"], cwd=tmp_path, env=env, text=True, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
