@@ -18,10 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from shoptoolkit.engine.connect_server import alive
-from shoptoolkit.engine.spark_jvm import LASTING_RUNS
 from shoptoolkit.storage.project_paths import ROOT_ENV, day_file, root_at
 from shoptoolkit.till.new_columns import MODE_ENV, TYPES_ENV
 from delta_session import delta_spark, orders_table, table_version  # noqa: E402,F401
+from suite_jit import suite_session  # noqa: E402
 
 # Python UDFs (support/holding.py's) run in worker processes started with PYSPARK_PYTHON, else `python3` on
 # PATH, which may lack pyspark: the workers of the suite's session and of its script processes use this one.
@@ -97,7 +97,7 @@ def no_project_root():
 
 @pytest.fixture(scope="session")
 def spark():
-    session = delta_spark("tests", commits=LASTING_RUNS)
+    session = suite_session("tests")  # C1 with a full code cache: support/suite_jit.py says why
     yield session
     session.stop()
 

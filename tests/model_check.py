@@ -131,12 +131,12 @@ def main(argv=None) -> int:
 
 def run(args) -> int:
     """The histories the arguments name, or the soak, in one session; exit 1 on a divergence."""
-    from delta_session import delta_spark, set_root
-    from shoptoolkit.engine.spark_jvm import LASTING_RUNS
+    from delta_session import set_root
+    from suite_jit import suite_session
     folder = Path(tempfile.mkdtemp(prefix="model_check_"))
     if args.on:
         set_root(args.on)  # before the session: a bucket's root brings the S3 connector into it
-    spark = delta_spark("model_check", commits=LASTING_RUNS)
+    spark = suite_session("model_check")  # a lasting session, on C1 as the suite's (support/suite_jit.py)
     if args.soak:
         return soak(spark, args.soak, folder, args.on)
     total = Figures()

@@ -175,7 +175,7 @@ def test_the_readme_and_each_benchmark_stay_within_250_lines(path):
 TESTS = ROOT / "tests"
 TEST_FOLDERS = {"till", "storage", "engine", "table", "truth", "writing", "course", "oracle", "end_to_end"}
 HELPERS = {"bundle", "course_month", "fingerprint", "holding", "local_gcs", "local_s3", "record_logs", "relay",
-           "script_server", "standalone"}
+           "script_server", "standalone", "suite_jit"}
 
 
 def importable_by_name() -> dict:

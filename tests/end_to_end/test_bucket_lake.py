@@ -360,7 +360,7 @@ def test_a_big_day_on_a_bucket_is_checked_inside_spark_and_loads_as_on_a_folder(
     """A file over BIG_FILES: load_day.py checks it inside Spark (till/in_spark.py), reading it
     from the bucket, and prints the folder's line; the check from the load's record then proves it."""
     from shoptoolkit.storage.project_paths import BIG_FILES, day_file
-    orders = 400_000
+    orders = 180_000  # 7 MB
     lines = [f"{10_000_000 + i},C{i % 97:02d},{4 + i % 50}.{i % 100:02d},{SEP_15}T{i * 86400 // orders // 3600:02d}:"
              f"{i * 86400 // orders // 60 % 60:02d}:{i * 86400 // orders % 60:02d}\n" for i in range(orders)]
     with environment(on_bucket, store[0]), root_at(on_bucket["SHOP_ROOT"]):

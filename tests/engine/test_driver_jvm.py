@@ -1,7 +1,7 @@
 """A script's own Spark driver JVM: the class archive always, the quick JIT (C1 only) for a one-shot script
 of a few commits, and Java's full JIT for a lasting session (a backfill of spark_jvm.LASTING_RUNS commits or
-more, the suite's own, one whose caller gave no count, a kernel's or a prompt's), where C2's faster code
-repays its compiling: delta_session.delta_spark decides."""
+more, one whose caller gave no count, a kernel's or a prompt's), where C2's faster code repays its
+compiling: delta_session.delta_spark decides. The suite's own sessions are C1's (support/suite_jit.py)."""
 import datetime as dt
 import subprocess
 import sys
@@ -9,6 +9,7 @@ import sys
 from backfill import commit_count
 from conftest import ROOT
 from shoptoolkit.engine.spark_jvm import LASTING_RUNS, QUICK_JIT, archive_path, java_options, lasting
+from suite_jit import C1_WITH_FULL_CODE_CACHE
 
 
 def test_a_short_session_keeps_the_quick_jit_and_a_lasting_one_has_the_full_jit():
@@ -45,8 +46,10 @@ def test_a_backfill_lasts_from_fifteen_run_dates():
     assert commit_count(first, first + dt.timedelta(days=29), 2) == 15
 
 
-def test_the_suites_lasting_session_starts_its_driver_with_the_full_jit_and_the_archive(spark):
+def test_the_suites_session_starts_its_driver_on_c1_with_the_full_code_cache_and_the_archive(spark):
+    """The suite's own choice (support/suite_jit.py); a kernel's lasting session has the full JIT
+    (tests/course/test_notebook.py)."""
     runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
     arguments = list(runtime.getInputArguments())
     assert f"-XX:SharedArchiveFile={archive_path()}" in arguments
-    assert QUICK_JIT not in arguments
+    assert QUICK_JIT in arguments and C1_WITH_FULL_CODE_CACHE in arguments

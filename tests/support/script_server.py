@@ -81,10 +81,11 @@ def run_script(argv: list) -> int:
 
 
 def serve(answers) -> None:
-    """The session first, a lasting one (Java's full JIT) below the environment's SHOP_ROOT; then each request."""
+    """The session first, a lasting one (the suite's JIT: suite_jit.py) below the environment's SHOP_ROOT; then
+    each request."""
     sys.path.insert(0, str(ROOT))
-    from delta_session import delta_spark
-    captured(lambda: delta_spark("script_server"))
+    from suite_jit import suite_session
+    captured(lambda: suite_session("script_server"))
     for line in sys.stdin:
         request = json.loads(line)
         os.chdir(request["cwd"])
