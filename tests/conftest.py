@@ -97,7 +97,7 @@ def no_project_root():
 
 @pytest.fixture(scope="session")
 def spark():
-    session = suite_session("tests")  # C1 with a full code cache: support/suite_jit.py says why
+    session = suite_session("tests")  # C1 and the serial collector: support/suite_jit.py says why
     yield session
     session.stop()
 

@@ -136,7 +136,7 @@ def run(args) -> int:
     folder = Path(tempfile.mkdtemp(prefix="model_check_"))
     if args.on:
         set_root(args.on)  # before the session: a bucket's root brings the S3 connector into it
-    spark = suite_session("model_check")  # a lasting session, on C1 as the suite's (support/suite_jit.py)
+    spark = suite_session("model_check")  # a lasting session, its driver's JVM the suite's (support/suite_jit.py)
     if args.soak:
         return soak(spark, args.soak, folder, args.on)
     total = Figures()

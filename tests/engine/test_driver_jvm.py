@@ -9,7 +9,7 @@ import sys
 from backfill import commit_count
 from conftest import ROOT
 from shoptoolkit.engine.spark_jvm import LASTING_RUNS, QUICK_JIT, archive_path, java_options, lasting
-from suite_jit import C1_WITH_FULL_CODE_CACHE
+from suite_jit import SUITE_JVM
 
 
 def test_a_short_session_keeps_the_quick_jit_and_a_lasting_one_has_the_full_jit():
@@ -46,10 +46,10 @@ def test_a_backfill_lasts_from_fifteen_run_dates():
     assert commit_count(first, first + dt.timedelta(days=29), 2) == 15
 
 
-def test_the_suites_session_starts_its_driver_on_c1_with_the_full_code_cache_and_the_archive(spark):
+def test_the_suites_session_starts_its_driver_on_c1_with_the_serial_collector_and_the_archive(spark):
     """The suite's own choice (support/suite_jit.py); a kernel's lasting session has the full JIT
     (tests/course/test_notebook.py)."""
     runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
     arguments = list(runtime.getInputArguments())
     assert f"-XX:SharedArchiveFile={archive_path()}" in arguments
-    assert QUICK_JIT in arguments and C1_WITH_FULL_CODE_CACHE in arguments
+    assert QUICK_JIT in arguments and set(SUITE_JVM.split()) <= set(arguments)
