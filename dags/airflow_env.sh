@@ -74,40 +74,11 @@ PY
 }
 
 # `airflow backfill create --dag-id shop_daily ARGS` (or `airflow_backfill_create --dag-id sdp_nightly ARGS`
-# for another DAG), made safe on SQLite. The command makes one
-# commit per run, and one of them can meet another process's write and fail at once with
-# "database is locked", whatever the wait. Airflow then deletes the half-made backfill, and a
-# scheduler already holding one of its runs crashed on that (ObjectDeletedError). So the DAG is
-# paused while the backfill is made (the scheduler leaves a paused DAG's runs alone), a failed try
-# is repeated (5 at most), and the DAG is unpaused again if it was on. A dry run changes nothing.
+# for another DAG), made safe on SQLite: the DAG paused while the backfill is made, a try that met
+# SQLite's lock made again, the DAG unpaused if it was on (dags/backfill_create.py says why). Airflow's
+# commands run as functions in one Python process, so the steps pay one start of Airflow, not four.
 airflow_backfill_create() {
-    local try status=1 was_on dag=shop_daily
-    if [ "${1:-}" = "--dag-id" ]; then dag="$2"; shift 2; fi
-    case " $* " in *" --dry-run "*) _airflow_backfill_try "$dag" "$@"; return ;; esac
-    was_on="$(airflow dags details "$dag" -o plain 2>/dev/null | awk '$1 == "is_paused" {print $2}')"
-    airflow dags pause "$dag" > /dev/null
-    for try in 1 2 3 4 5; do
-        _airflow_backfill_try "$dag" "$@"; status=$?
-        [ "$status" -ne 75 ] && break
-        echo "SQLite was busy (database is locked), try $try of 5; again in 5 s"
-        sleep 5
-    done
-    [ "$was_on" = "False" ] && airflow dags unpause "$dag" > /dev/null
-    return "$status"
-}
-
-# One try: 0 when made, 75 when SQLite was busy, 1 for any other error (printed).
-_airflow_backfill_try() {
-    local out dag="$1"
-    shift
-    if out="$(airflow backfill create --dag-id "$dag" "$@" 2>&1)"; then
-        out="$(printf '%s\n' "$out" | grep -v -e "creating dag run" -e "Created backfill Dag run")"
-        printf '%s\n' "${out:-backfill created: follow it with airflow dags list-runs $dag}"
-        return 0
-    fi
-    case "$out" in *"database is locked"*) return 75 ;; esac
-    printf '%s\n' "$out" | tail -n 5
-    return 1
+    python "$SHOP_HOME/dags/backfill_create.py" "$@"
 }
 
 shop_airflow_stop() {

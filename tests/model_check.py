@@ -7,6 +7,7 @@ toolkit and against a model in plain Python that knows what each must do (tests/
     python tests/model_check.py --suite --first     # the suite's seeds and written histories (model/fixed.py)
     python tests/model_check.py --soak 600 --local-s3    # on a bucket of a local S3 server (make soak-s3)
     python tests/model_check.py --seed 7275 --local-gcs  # on a bucket of a local GCS server (fake-gcs-server)
+    python tests/model_check.py --seed 7275 --local-s3 --local-gcs   # on each in turn, one session for both
     python tests/model_check.py --seed 11 --on s3a://BUCKET/PREFIX    # on your bucket (AWS_ settings as for the scripts)
 
 A history is a few days of September 2026: the till writes (now and then a big file, which takes the
@@ -27,7 +28,9 @@ import random
 import sys
 import tempfile
 import time
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))  # the helpers: holding.py, local_s3.py
@@ -96,7 +99,8 @@ def parse_args(argv):
     parser.add_argument("--local-s3", action="store_true",
                         help="run them on a local S3 server (tests/support/local_s3.py's), started for the run and stopped after")
     parser.add_argument("--local-gcs", action="store_true",
-                        help="run them on a local GCS server (tests/support/local_gcs.py's), started and stopped so")
+                        help="run them on a local GCS server (tests/support/local_gcs.py's), started and stopped so; "
+                        "with --local-s3 too, on each in turn, in one session")
     parser.add_argument("--shrink", type=float, default=SHRINK_SECONDS, metavar="SECONDS",
                         help=f"shorten a divergent history for at most SECONDS (default {SHRINK_SECONDS}; 0: not at all)")
     args = parser.parse_args(argv)
@@ -115,38 +119,69 @@ def chosen(args) -> list:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if not (args.local_s3 or args.local_gcs):
-        return run(args)
     from local_gcs import LocalGcs
     from local_s3 import LocalS3
-    name, server = ("S3", LocalS3()) if args.local_s3 else ("GCS", LocalGcs())
-    with server:  # stopped on the way out, whatever the run's end
-        env = server.env(f"model-{time.time_ns()}")
-        os.environ.update({key: value for key, value in env.items()  # where its clients find it
-                           if key.startswith("AWS_") or key == "STORAGE_EMULATOR_HOST"})
-        args.on = env["SHOP_ROOT"]
-        print(f"a local {name} server on {server.url}; the histories below {args.on}", flush=True)
-        return run(args)
+    servers = [(name, server) for name, wanted, server in (("S3", args.local_s3, LocalS3), ("GCS", args.local_gcs, LocalGcs))
+               if wanted]
+    with ExitStack() as stack:  # each server stopped on the way out, whatever the run's end
+        stores = []
+        for name, server in servers:
+            started = stack.enter_context(server())
+            env = started.env(f"model-{time.time_ns()}")
+            os.environ.update({key: value for key, value in env.items()  # where its clients find it
+                               if key.startswith("AWS_") or key == "STORAGE_EMULATOR_HOST"})
+            stores.append((f"a local {name} server on {started.url}; the histories below {env['SHOP_ROOT']}",
+                           env["SHOP_ROOT"]))
+        return run(args, stores or [("", args.on)])
 
 
-def run(args) -> int:
-    """The histories the arguments name, or the soak, in one session; exit 1 on a divergence."""
+def run(args, stores: list) -> int:
+    """The histories the arguments name, or the soak, in one session, below each of stores' roots in turn
+    ([(the line that names it, its root)]; a root None: local folders); exit 1 on a divergence."""
     from delta_session import set_root
     from suite_jit import suite_session
     folder = Path(tempfile.mkdtemp(prefix="model_check_"))
-    if args.on:
-        set_root(args.on)  # before the session: a bucket's root brings the S3 connector into it
-    spark = suite_session("model_check")  # a lasting session, its driver's JVM the suite's (support/suite_jit.py)
-    if args.soak:
-        return soak(spark, args.soak, folder, args.on)
+    roots = [root for _, root in stores if root]
+    if roots:
+        set_root(roots[0])  # before the session: a bucket's root brings its store's connector into it
+    with connectors_of(roots[1:]):
+        spark = suite_session("model_check")  # a lasting session, its driver's JVM the suite's (support/suite_jit.py)
+    status = 0
+    for line, root in stores:
+        if line:
+            print(line, flush=True)
+        status = max(status, soak(spark, args.soak, folder, root) if args.soak else histories(spark, args, folder, root))
+    return status
+
+
+@contextmanager
+def connectors_of(roots: list):
+    """The connectors of these roots' stores too, in a session started inside: one session for histories
+    on two stores (a session brings only its root's store's connector)."""
+    from shoptoolkit.engine import spark_jvm
+    from shoptoolkit.storage.parts import store_parts
+    own = spark_jvm.log_store
+
+    def with_theirs() -> tuple:
+        jars, settings = own()
+        for root in roots:
+            more_jars, more = store_parts(root).spark()
+            jars, settings = jars + [jar for jar in more_jars if jar not in jars], {**settings, **more}
+        return jars, settings
+    with mock.patch.object(spark_jvm, "log_store", with_theirs):
+        yield
+
+
+def histories(spark, args, folder: Path, on) -> int:
+    """The histories the arguments name, below on (None: local folders): a line each, then the figures."""
     total = Figures()
     for history in chosen(args):
-        figures, report = check_history(spark, history, folder, args.shrink, args.on)
+        figures, report = check_history(spark, history, folder, args.shrink, on)
         total.add(figures)
         print(report or f"{label(history)}: ok, {figures.operations} operations ({figures.seconds:.1f} s)", flush=True)
         if report and args.first:
             break
-    print(figures_line(total))
+    print(figures_line(total), flush=True)
     return 1 if total.divergences else 0
 
 

@@ -96,40 +96,45 @@ def held_pair(argvs: list, root: Path, hold: Path) -> tuple:
 
 
 class Reader:
-    """tests/model/fresh_read.py --serve, started at the first read and ended with this process (its stdin
-    closes, or atexit stops it by its pid): each history's table read by a Spark other than the shared one."""
-    process = None
+    """tests/model/fresh_read.py --serve, one for each store the histories' roots are on (its session brings
+    that store's connector), started at its first read and ended with this process (its stdin closes, or
+    atexit stops it by its pid): each history's table read by a Spark other than the shared one."""
+    processes, logs = {}, {}
 
     @classmethod
     def read(cls, root: Path) -> dict:
         """{"rows": ..., "partitioned": ...}, None for no table, or {"error": line} when it cannot be read."""
-        if cls.process is None or cls.process.poll() is not None:
-            cls.start()
-        cls.process.stdin.write(f"{root}\n")
-        cls.process.stdin.flush()
-        line = cls.process.stdout.readline()
+        store = str(root).split("://", 1)[0] if "://" in str(root) else "folder"
+        process = cls.processes.get(store)
+        if process is None or process.poll() is not None:
+            process = cls.start(store)
+        process.stdin.write(f"{root}\n")
+        process.stdin.flush()
+        line = process.stdout.readline()
         if not line:
-            cls.log.seek(0)
-            return {"error": f"the reading process ended: {cls.log.read()[-300:]}"}
+            cls.logs[store].seek(0)
+            return {"error": f"the reading process ended: {cls.logs[store].read()[-300:]}"}
         return json.loads(line)
 
     @classmethod
-    def start(cls):
-        cls.log = tempfile.TemporaryFile("w+")
-        cls.process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "model" / "fresh_read.py"), "--serve"],
-                                       cwd=ROOT, env=environment(), text=True, stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=cls.log)
-        atexit.register(cls.stop)
+    def start(cls, store: str) -> subprocess.Popen:
+        cls.logs[store] = tempfile.TemporaryFile("w+")
+        cls.processes[store] = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "model" / "fresh_read.py"), "--serve"], cwd=ROOT, env=environment(),
+            text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=cls.logs[store])
+        atexit.register(cls.stop, store)
+        return cls.processes[store]
 
     @classmethod
-    def stop(cls):
-        if cls.process is not None and cls.process.poll() is None:
-            cls.process.stdin.close()
+    def stop(cls, store: str):
+        process = cls.processes.get(store)
+        if process is not None and process.poll() is None:
+            process.stdin.close()
             try:
-                cls.process.wait(timeout=30)
+                process.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                cls.process.kill()
-                cls.process.wait()
+                process.kill()
+                process.wait()
 
 
 def shell(argv: list) -> str:
