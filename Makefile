@@ -2,8 +2,12 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# requirements/uv.txt's uv, installed into .venv with pip, installs everything else there.
-INSTALL := $(VENV)/bin/uv pip install -q --python $(PY)
+# requirements/uv.txt's uv, installed into .venv with pip, installs everything else there: from uv's own
+# cache first (--offline asks the index nothing, so pyspark's source package, the one not published as a
+# wheel, is not fetched and built again: about 20 s a new clone), from the package index when something
+# is not in the cache yet (a new machine, a new pin).
+UV_PIP := $(VENV)/bin/uv pip install -q --python $(PY)
+install = $(UV_PIP) --offline $(1) 2>/dev/null || $(UV_PIP) $(1)
 
 .PHONY: setup airflow-setup databricks-setup test-setup run run-s3 run-gcs pipeline test soak soak-s3 mutants bench bench-parallel bench-dag \
 	bench-peers
@@ -13,7 +17,7 @@ setup: $(VENV)/.installed $(VENV)/.classes-built
 $(VENV)/.installed: requirements.txt requirements/connect.txt requirements/uv.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -r requirements/uv.txt
-	$(INSTALL) -r requirements.txt -r requirements/connect.txt
+	$(call install,-r requirements.txt -r requirements/connect.txt)
 	$(PY) -m shoptoolkit.engine.class_archive
 	touch $@
 
@@ -48,7 +52,7 @@ pipeline: setup
 airflow-setup: $(VENV)/.airflow-installed
 
 $(VENV)/.airflow-installed: $(VENV)/.installed requirements/airflow.txt requirements/airflow-constraints.txt
-	$(INSTALL) -r requirements/airflow.txt -c requirements/airflow-constraints.txt
+	$(call install,-r requirements/airflow.txt -c requirements/airflow-constraints.txt)
 	touch $@
 
 # databricks-bundles (to validate databricks.yml) and the Airflow provider for
@@ -56,7 +60,7 @@ $(VENV)/.airflow-installed: $(VENV)/.installed requirements/airflow.txt requirem
 databricks-setup: $(VENV)/.databricks-installed
 
 $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databricks.txt
-	$(INSTALL) -r requirements/databricks.txt
+	$(call install,-r requirements/databricks.txt)
 	touch $@
 
 # pytest, and nbclient with ipykernel for the notebook tests, after Airflow (its pins come first); moto's S3
@@ -68,7 +72,7 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 test-setup: $(VENV)/.test-installed $(VENV)/.classes-built
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
-	$(INSTALL) -r requirements/test.txt
+	$(call install,-r requirements/test.txt)
 	$(PY) -m shoptoolkit.storage.s3_connector
 	$(PY) -m shoptoolkit.storage.gcs_connector
 	$(PY) tests/support/local_gcs.py --build
@@ -102,7 +106,7 @@ mutants: test-setup
 # After test-setup: bench_cluster.py starts tests/support/standalone.py's cluster, bench_buckets.py
 # tests/support/local_s3.py's and local_gcs.py's servers.
 bench: test-setup
-	$(INSTALL) -r requirements/bench.txt
+	$(call install,-r requirements/bench.txt)
 	$(PY) bench/bench_commits.py
 	$(PY) bench/bench_backfill.py
 	$(PY) bench/bench_warm.py
