@@ -5,8 +5,11 @@ PY := $(VENV)/bin/python
 # requirements/uv.txt's uv, installed into .venv with pip, installs everything else there: from uv's own
 # cache first (--offline asks the index nothing, so pyspark's source package, the one not published as a
 # wheel, is not fetched and built again: about 20 s a new clone), from the package index when something
-# is not in the cache yet (a new machine, a new pin).
-UV_PIP := $(VENV)/bin/uv pip install -q --python $(PY)
+# is not in the cache yet (a new machine, a new pin). --compile-bytecode writes each module's .pyc once,
+# here: where PYTHONDONTWRITEBYTECODE is set (as in many containers) Python never writes one itself, and
+# every process would compile what it imports again (pyspark.sql with pandas and pyarrow: 1.7 CPU-s a
+# process instead of 0.5; Airflow's models 3.5 instead of 1.4). docs/benchmarks.md, "Compiled once".
+UV_PIP := $(VENV)/bin/uv pip install -q --compile-bytecode --python $(PY)
 install = $(UV_PIP) --offline $(1) 2>/dev/null || $(UV_PIP) $(1)
 
 .PHONY: setup airflow-setup databricks-setup test-setup run run-s3 run-gcs pipeline test soak soak-s3 mutants bench bench-parallel bench-dag \
@@ -141,7 +144,7 @@ bench-peers: $(PEERS_VENV)/.installed
 $(PEERS_VENV)/.installed: requirements.txt requirements/peers.txt requirements/uv.txt
 	$(PEERS_PYTHON) -m venv $(PEERS_VENV)
 	$(PEERS_PY) -m pip install -q -r requirements/uv.txt
-	$(PEERS_VENV)/bin/uv pip install -q --python $(PEERS_PY) -r requirements.txt -r requirements/peers.txt
+	$(PEERS_VENV)/bin/uv pip install -q --compile-bytecode --python $(PEERS_PY) -r requirements.txt -r requirements/peers.txt
 	$(PEERS_PY) -m shoptoolkit.engine.class_archive
 	$(PEERS_PY) -m shoptoolkit.engine.log_store
 	touch $@
