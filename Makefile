@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 # is not in the cache yet (a new machine, a new pin). --compile-bytecode writes each module's .pyc once,
 # here: where PYTHONDONTWRITEBYTECODE is set (as in many containers) Python never writes one itself, and
 # every process would compile what it imports again (pyspark.sql with pandas and pyarrow: 1.7 CPU-s a
-# process instead of 0.5; Airflow's models 3.5 instead of 1.4). docs/benchmarks.md, "Compiled once".
+# process instead of 0.5; Airflow's models 3.5 instead of 1.4). docs/benchmarks.md, "The venv's bytecode".
 UV_PIP := $(VENV)/bin/uv pip install -q --compile-bytecode --python $(PY)
 install = $(UV_PIP) --offline $(1) 2>/dev/null || $(UV_PIP) $(1)
 
