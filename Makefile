@@ -14,13 +14,18 @@ install = $(UV_PIP) --offline $(1) 2>/dev/null || $(UV_PIP) $(1)
 
 .PHONY: setup airflow-setup databricks-setup test-setup run run-s3 run-gcs pipeline test soak soak-s3 mutants bench bench-parallel bench-dag \
 	bench-peers
-setup: $(VENV)/.installed $(VENV)/.classes-built
+setup: $(VENV)/.installed $(VENV)/.archive-built $(VENV)/.classes-built
 
 # requirements/connect.txt: the Spark Connect client, for spark_server.py and SPARK_REMOTE.
 $(VENV)/.installed: requirements.txt requirements/connect.txt requirements/uv.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -r requirements/uv.txt
 	$(call install,-r requirements.txt -r requirements/connect.txt)
+	touch $@
+
+# The class archive every script's JVM starts from (shoptoolkit/engine/class_archive.py): a sample run's
+# classes, about 35 s.
+$(VENV)/.archive-built: $(VENV)/.installed
 	$(PY) -m shoptoolkit.engine.class_archive
 	touch $@
 
@@ -72,7 +77,11 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 # a local Google Cloud Storage server, built from source with Go (`go` on PATH, or /usr/local/go/bin/go) once
 # into .venv/share/shop-toolkit/ (48 MiB; 95 s on a new machine, seconds from Go's own caches; tests/support/local_gcs.py),
 # for the tests on gs://.
-test-setup: $(VENV)/.test-installed $(VENV)/.classes-built
+# The archive's sample run goes on beside the test packages' install (which only adds packages: the installs
+# before it replace some) and the builds, two at a time (-j2), each target's output kept together (-O).
+TEST_PARTS := $(VENV)/.test-installed $(VENV)/.archive-built $(VENV)/.classes-built
+test-setup: $(VENV)/.databricks-installed
+	@$(MAKE) --no-print-directory -q $(TEST_PARTS) || $(MAKE) --no-print-directory -j2 -O $(TEST_PARTS)
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 	$(call install,-r requirements/test.txt)

@@ -48,7 +48,10 @@ JAVA_TROUBLE = {"ACCESS_DENIED": re.compile(r"AccessDeniedException|403 Forbidde
 STORE_URI = re.compile(r"\b(s3a|gs)://[^\s:,;'\"]+")
 NO_BUCKET = re.compile(r"NO_SUCH_BUCKET|bucket does not exist")
 # How long GCS retries a failing request: its client's default is many minutes, a hang before any line.
+# An emulator (STORAGE_EMULATOR_HOST) is a server of the user's own, most often on this machine: one that
+# does not answer is down, not busy, and is said so sooner.
 GCS_RETRIES = dt.timedelta(seconds=20)
+EMULATOR_RETRIES = dt.timedelta(seconds=5)
 
 
 class Unreached(Exception):
@@ -114,7 +117,7 @@ def gcs_filesystem(fs):
         return fs.GcsFileSystem(retry_time_limit=GCS_RETRIES)
     url = urlparse(emulator if "://" in emulator else f"http://{emulator}")
     return fs.GcsFileSystem(anonymous=True, scheme=url.scheme, endpoint_override=url.netloc,
-                            retry_time_limit=GCS_RETRIES)
+                            retry_time_limit=EMULATOR_RETRIES)
 
 
 def s3_filesystem(fs, bucket: str):

@@ -2,10 +2,10 @@
 Delta: every run option, with both tables' contents before and after.
 
 One story in one folder, run once (each spark-pipelines run is a JVM of its own, about 20 s): a first
-run, a run with nothing new, the late order, a full refresh of orders_raw and then a refresh of the view,
-the refused and the blocked selections, a file with a new column refused before any Spark starts, a
-broken definition found by a dry run, a windowed reprocess and a full refresh of everything. Each test
-checks one step from what the story kept.
+run, a run with no new file (the late order appended to a file the first read), a full refresh of
+orders_raw and then a refresh of the view, the refused and the blocked selections, a file with a new
+column refused before any Spark starts, a broken definition found by a dry run, a windowed reprocess
+and a full refresh of everything. Each test checks one step from what the story kept.
 """
 import datetime as dt
 import io
@@ -64,7 +64,7 @@ def pipeline_story(spark, folder: Path) -> dict:
         make_days()
     steps = [
         ("first", ["run_pipeline.py"]), ("check_first", ["check_pipeline.py", "2026-09"]),
-        ("nothing_new", ["run_pipeline.py"]), ("late_order", ["run_pipeline.py"]),
+        ("nothing_new", ["run_pipeline.py"]),  # after the late order, appended to a file the first run read
         ("check_late", ["check_pipeline.py", "2026-09"]),
         ("full_refresh_raw", ["run_pipeline.py", "--full-refresh", RAW]),
         ("refresh_view", ["run_pipeline.py", "--refresh", VIEW]),
@@ -86,7 +86,7 @@ def pipeline_story(spark, folder: Path) -> dict:
     before = changing.read_text()
     for step, command in steps:
         with root_at(folder):
-            if step == "late_order":
+            if step == "nothing_new":
                 append_line(SEP_15, LATE_ORDER)
             if step == "window":
                 append_line(IN_WINDOW, LATE_IN_WINDOW)
@@ -174,6 +174,7 @@ def test_check_pipeline_says_ok_for_the_month(story):
 
 
 def test_a_run_with_nothing_new_adds_nothing(story):
+    """No new file since the first run; one file it read has an order appended since (the late order)."""
     done, tables = story["nothing_new"]
     assert ok(done), done.stderr
     first = story["first"][1]
@@ -182,7 +183,7 @@ def test_a_run_with_nothing_new_adds_nothing(story):
 
 
 def test_a_default_run_does_not_see_an_order_appended_to_a_read_file(story):
-    done, tables = story["late_order"]
+    done, tables = story["nothing_new"]
     assert ok(done), done.stderr
     assert tables["raw"] == story["first"][1]["raw"]
     assert view_of(tables)[SEP_15] == (3, Decimal("60.29"))
@@ -198,7 +199,7 @@ def test_a_full_refresh_of_orders_raw_reads_every_file_again_and_leaves_the_view
     assert "Flow 'spark_catalog.default.orders_by_day' is EXCLUDED." in shown_lines(done)
     assert len(tables["raw"]) == 131
     assert sum(1 for row in tables["raw"] if row[4] == SEP_15) == 4
-    assert tables["view"] == story["late_order"][1]["view"]
+    assert tables["view"] == story["nothing_new"][1]["view"]
 
 
 def test_a_refresh_of_the_view_then_brings_the_late_order_in_without_clearing_orders_raw(story):
