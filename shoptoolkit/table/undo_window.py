@@ -48,7 +48,8 @@ def shown_window(window: dt.timedelta) -> str:
 
 
 def table_properties(spark) -> dict:
-    return dict(spark.sql(f"DESCRIBE DETAIL {table_sql_name()}").first().properties or {})
+    """The table's properties (SHOW TBLPROPERTIES: its metadata only; DESCRIBE DETAIL would count its files)."""
+    return {row.key: row.value for row in spark.sql(f"SHOW TBLPROPERTIES {table_sql_name()}").collect()}
 
 
 def table_window(spark):

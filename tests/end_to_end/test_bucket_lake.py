@@ -9,7 +9,8 @@ not refuse a second create of a commit is refused for writers at once in one lin
 
 The held writers, the refused store's run and the load whose server stops are each a process of their
 own; the scripts whose lines are all a test reads run one after another in one other process a store
-(tests/support/script_server.py), its Spark started once. (`make run-s3` and `make run-gcs` run September
+(tests/support/script_server.py), its Spark started once (the stopped server's check and rerun, once it
+is back, in one of their own, with that test's settings). (`make run-s3` and `make run-gcs` run September
 as processes of their own, backfill.py's 30 runs printing the folder's lines: tests/course/test_make.py; the
 September test here puts the folder's table on the bucket and goes on from there.) Also: the check from the load's record reads the log
 and the day's file and no data file (a proxy notes every request); restore_day.py, history.py and upkeep.py
@@ -334,10 +335,10 @@ def test_a_load_whose_server_stops_fails_in_one_line_and_its_rerun_loads_the_day
     assert (writer.returncode, out, err) == (
         1, "", f"error: cannot reach {kind.scheme}://{BUCKET}/{tmp_path.name}: no answer from "
                f"http://127.0.0.1:{port}/ ({kind.endpoint})\n")
-    with kind.started_again(port, objects):
-        code, month, _ = run(env, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
+    with kind.started_again(port, objects), ScriptServer(env) as again:  # one JVM for the check and the rerun
+        code, month, _ = serve(again, env, tmp_path, "check_month.py", "2026-09", "--today", "2026-10-01")
         assert (code, month[0]) == (1, "September 2026: 29 ok, 1 changed")  # nothing of the 15th landed
-        assert run(env, tmp_path, "load_day.py", "2026-09-16") == (
+        assert serve(again, env, tmp_path, "load_day.py", "2026-09-16") == (
             0, ["run 2026-09-16 loaded 2026-09-15: 4 rows, orders_daily has 131"], "")
 
 

@@ -25,9 +25,10 @@ from shoptoolkit.storage.project_paths import day_file, table_path
 from shoptoolkit.till import day_frames
 from shoptoolkit.truth.day_truth import day_states
 from shoptoolkit.truth.reprocess import dates_to_run
-from shoptoolkit.writing import compaction
+from shoptoolkit.writing import commit_days, compaction
 
 YEAR = (dt.date(2025, 10, 1), dt.date(2026, 9, 30))
+OPEN_COST = "spark.sql.files.openCostInBytes"  # what Spark counts a file as, besides its bytes, packing splits
 
 
 def snapshot_files(spark) -> int:
@@ -48,9 +49,15 @@ def answers(spark) -> dict:
 def test_a_compacted_year_answers_as_before_and_a_rerun_or_an_undo_still_work(spark, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     make_days(*YEAR)
-    # a file a day, as a year loaded a commit a run leaves it (one commit packs consecutive days in a file)
-    monkeypatch.setattr(day_frames, "day_groups", lambda sizes, most: [[day] for day in sorted(sizes)])
-    backfill(spark, "2025-10-02", "2026-10-01", show=lambda _: None, days_per_commit=0)  # version 0
+    # a file a day, as a year loaded a commit a run leaves it (one commit packs consecutive days in a file):
+    # the year's files read as one frame, each file a task of its own (a file's open cost a whole split)
+    monkeypatch.setattr(commit_days, "packed_days", day_frames.read_days)
+    open_cost = spark.conf.get(OPEN_COST)
+    spark.conf.set(OPEN_COST, spark.conf.get(day_frames.MAX_PARTITION))
+    try:
+        backfill(spark, "2025-10-02", "2026-10-01", show=lambda _: None, days_per_commit=0)  # version 0
+    finally:
+        spark.conf.set(OPEN_COST, open_cost)
     monkeypatch.undo()
     monkeypatch.chdir(tmp_path)
     for run in ("2025-11-06", "2026-02-11", "2026-07-21"):  # reruns: versions 1, 2, 3
