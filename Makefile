@@ -30,7 +30,7 @@ $(VENV)/.archive-built: $(VENV)/.installed
 	touch $@
 
 # The toolkit's Java classes (shoptoolkit/engine/log_store.py), built again whenever a source of them changes.
-$(VENV)/.classes-built: $(VENV)/.installed $(wildcard shoptoolkit/engine/java/shoptoolkit/*.java)
+$(VENV)/.classes-built: $(VENV)/.archive-built $(wildcard shoptoolkit/engine/java/shoptoolkit/*.java)
 	$(PY) -m shoptoolkit.engine.log_store
 	touch $@
 
@@ -77,10 +77,11 @@ $(VENV)/.databricks-installed: $(VENV)/.airflow-installed requirements/databrick
 # a local Google Cloud Storage server, built from source with Go (`go` on PATH, or /usr/local/go/bin/go) once
 # into .venv/share/shop-toolkit/ (48 MiB; 95 s on a new machine, seconds from Go's own caches; tests/support/local_gcs.py),
 # for the tests on gs://.
-# The archive's sample run goes on beside the test packages' install (which only adds packages: the installs
-# before it replace some) and the builds, two at a time (-j2), each target's output kept together (-O).
-TEST_PARTS := $(VENV)/.test-installed $(VENV)/.archive-built $(VENV)/.classes-built
-test-setup: $(VENV)/.databricks-installed
+# Two at a time (-j2), each target's output kept together (-O): the archive's sample run goes on beside
+# Airflow's, Databricks' and the test packages' installs (it imports none of what they replace: Databricks'
+# python-dateutil), the toolkit's classes after it (it fetches Delta's JARs they compile against).
+TEST_PARTS := $(VENV)/.test-installed $(VENV)/.archive-built $(VENV)/.classes-built $(VENV)/.hold-built
+test-setup:
 	@$(MAKE) --no-print-directory -q $(TEST_PARTS) || $(MAKE) --no-print-directory -j2 -O $(TEST_PARTS)
 
 $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
@@ -88,6 +89,11 @@ $(VENV)/.test-installed: $(VENV)/.databricks-installed requirements/test.txt
 	$(PY) -m shoptoolkit.storage.s3_connector
 	$(PY) -m shoptoolkit.storage.gcs_connector
 	$(PY) tests/support/local_gcs.py --build
+	touch $@
+
+# The held writes' Java filter (tests/support/holding.py, java/HeldRows.java): a JAR of one class, the JDK alone.
+$(VENV)/.hold-built: $(VENV)/.installed tests/support/java/HeldRows.java
+	$(PY) tests/support/holding.py --build
 	touch $@
 
 # Includes the Airflow tests (pytest -m "not airflow" leaves them out), the Databricks bundle's and

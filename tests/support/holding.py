@@ -1,10 +1,15 @@
 """Hold a write inside Delta's transaction until the test says go: a write conflict on purpose, not by timing.
 
-The rows a write commits pass through a Python UDF that creates HOLD/<name>.held and waits until
-HOLD/go exists. The UDF runs inside the write's Spark job, after Delta's transaction has read the
+The rows a write commits pass through a filter that creates HOLD/<name>.held and waits until
+HOLD/go exists. The filter runs inside the write's Spark job, after Delta's transaction has read the
 table version it will commit on top of: whatever commits meanwhile (the test itself, or another
 held writer released at the same moment) is a commit this write did not see, so it loses a write
-conflict. Once go exists the UDF lets rows pass at once, so a retry is not held.
+conflict. Once go exists the filter lets rows pass at once, so a retry is not held.
+
+In a process started as below, the filter is Java's (java/HeldRows.java, through Spark SQL's reflect:
+`python tests/support/holding.py --build` makes its JAR at test setup, and the process's sessions get it
+in spark.jars), so a held JVM starts no Python worker (1.3 CPU-s each). A session without that JAR (the
+suite's own, a kernel's, a Spark Connect server's) holds with a Python UDF that does the same.
 
 As a process, a real writer in its own JVM:
     python tests/support/holding.py HOLD load_day.py 2026-09-16
@@ -22,16 +27,29 @@ import queue
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from shoptoolkit.places import SHARE  # noqa: E402
+
+HOLD_CLASS = "HeldRows"
+HOLD_JAR = SHARE / "held-rows.jar"  # --build's, beside the toolkit's own JARs
 
 
 def held(frame, hold: Path, name: str):
-    """frame, whose rows wait at the UDF until hold/go exists; hold/<name>.held says one is waiting."""
+    """frame, whose rows wait at the filter until hold/go exists; hold/<name>.held says one is waiting.
+    One task: while it waits it takes one of the session's task slots, and a test that commits from the
+    same session (two cores or more) still has one for its own jobs."""
     from pyspark.sql import functions as F
+    if HOLD_JAR.name in frame.sparkSession.conf.get("spark.jars", ""):
+        # reflect() is nondeterministic to the optimizer: the filter stays in the write, row by row.
+        waits = F.call_function("reflect", *map(F.lit, (HOLD_CLASS, "hold", str(hold), name))).isNotNull()
+        return frame.coalesce(1).where(waits)
 
     def wait(_):
         import time as clock  # the UDF runs in a Python worker: what it uses travels with it
@@ -40,9 +58,35 @@ def held(frame, hold: Path, name: str):
             while not (hold / "go").exists():
                 clock.sleep(0.05)
         return True
-    # One task: while it waits it takes one of the session's task slots, and a test that commits
-    # from the same session (two cores or more) still has one for its own jobs.
     return frame.coalesce(1).where(F.udf(wait, "boolean").asNondeterministic()(F.lit(0)))
+
+
+def with_hold_jar() -> None:
+    """Sessions this process starts from now on have HOLD_JAR in spark.jars, beside the toolkit's own
+    (spark_jvm.log_store's), once --build has made it."""
+    from shoptoolkit.engine import spark_jvm
+    if not HOLD_JAR.exists():
+        return
+    toolkit_jars = spark_jvm.log_store
+
+    def with_hold():
+        jars, settings = toolkit_jars()
+        return [*jars, str(HOLD_JAR)], settings
+    spark_jvm.log_store = with_hold
+
+
+def build() -> Path:
+    """Compile java/HeldRows.java (the JDK alone) into HOLD_JAR, replaced in one rename."""
+    from shoptoolkit.engine.log_store import javac
+    HOLD_JAR.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="held-rows-") as classes:
+        subprocess.run([javac(), "--release", "17", "-d", classes, str(Path(__file__).parent / "java" / "HeldRows.java")],
+                       check=True)
+        partial = HOLD_JAR.with_suffix(".partial")
+        with zipfile.ZipFile(partial, "w") as archive:
+            archive.write(Path(classes) / f"{HOLD_CLASS}.class", f"{HOLD_CLASS}.class")
+        os.replace(partial, HOLD_JAR)
+    return HOLD_JAR
 
 
 def wait_held(hold: Path, count: int, ended=lambda: [], timeout: float = 300) -> None:
@@ -184,8 +228,11 @@ def first_run_loses(hold: str, script: str, *args) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the UDF's worker needs pyspark
+    if sys.argv[1:] == ["--build"]:
+        print(f"built {build()}")
+        raise SystemExit(0)
+    with_hold_jar()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # a Python UDF's worker (no HOLD_JAR) needs pyspark
     if sys.argv[1] == "--rounds":
         raise SystemExit(rounds(*sys.argv[2:]))
     if sys.argv[1] == "--first-loses":

@@ -61,28 +61,47 @@ def loaded_after_retries(lines, run_date, conflict=CONFLICT) -> bool:
             and re.fullmatch(rf"run {run_date} loaded {day_loaded_by(run_date)}: \d+ rows, orders_daily has \d+", last))
 
 
-def test_two_processes_for_different_days_both_succeed(september, spark):
+def test_two_processes_for_different_days_then_for_the_same_day_both_succeed_each_time(september, spark):
+    """Two writer processes (RoundWriter: one JVM each for both rounds). First round: a day each; second
+    round: both the same day, which then holds its rows once."""
     before = table_rows(spark)
     append_line(SEP_15, LATE_ORDER)
     append_line(dt.date(2026, 9, 20), "2132,C03,4.50,2026-09-20T21:30:00")
-    results = writers_at_once(["2026-09-16", "2026-09-21"], september)
-    for (code, lines, err), run_date in zip(results, ["2026-09-16", "2026-09-21"]):
-        assert (code, err) == (0, "") and loaded_after_retries(lines, run_date), lines
-    assert sorted(len(lines) for _, lines, _ in results) == [1, 2]  # held together: one lost, then landed
-    after = table_rows(spark)
-    assert [row for row in after if row[0] not in (2131, 2132)] == before
-    assert [row[:2] for row in after if row[0] in (2131, 2132)] == [(2131, "C02"), (2132, "C03")]
+    different, same = september / "different_days", september / "same_day"
+    writers = [RoundWriter([(different, run_date), (same, "2026-09-16")], september)
+               for run_date in ("2026-09-16", "2026-09-21")]
+    try:
+        results = held_round(different, writers)
+        for (code, lines), run_date in zip(results, ["2026-09-16", "2026-09-21"]):
+            assert code == 0 and loaded_after_retries(lines, run_date), lines
+        assert sorted(len(lines) for _, lines in results) == [1, 2]  # held together: one lost, then landed
+        after = table_rows(spark)
+        assert [row for row in after if row[0] not in (2131, 2132)] == before
+        assert [row[:2] for row in after if row[0] in (2131, 2132)] == [(2131, "C02"), (2132, "C03")]
+
+        others = [row for row in after if row[4] != SEP_15]
+        append_line(SEP_15, "2133,C04,7.25,2026-09-15T21:10:00")
+        results = held_round(same, writers)
+        assert all(code == 0 and loaded_after_retries(lines, "2026-09-16") for code, lines in results), results
+        assert sorted(len(lines) for _, lines in results) == [1, 2]
+        assert [row[0] for row in table_rows(spark, SEP_15)] == [2059, 2060, 2061, 2131, 2133]
+        assert check_day(spark, "2026-09-16") == (True, "ok 2026-09-15: 5 rows for the file's 5 orders, 0 missing")
+        assert [row for row in table_rows(spark) if row[4] != SEP_15] == others
+        assert [(w.process.wait(timeout=60), w.process.stderr.read()) for w in writers] == [(0, "")] * 2
+    finally:
+        for writer in writers:
+            if writer.process.poll() is None:
+                writer.process.kill()
 
 
-def test_two_processes_for_the_same_day_both_succeed_and_the_day_holds_its_rows_once(september, spark):
-    others = [row for row in table_rows(spark) if row[4] != SEP_15]
-    append_line(SEP_15, LATE_ORDER)
-    results = writers_at_once(["2026-09-16", "2026-09-16"], september)
-    assert all(code == 0 and err == "" and loaded_after_retries(lines, "2026-09-16") for code, lines, err in results)
-    assert sorted(len(lines) for _, lines, _ in results) == [1, 2]
-    assert [row[0] for row in table_rows(spark, SEP_15)] == [2059, 2060, 2061, 2131]
-    assert check_day(spark, "2026-09-16") == (True, "ok 2026-09-15: 4 rows for the file's 4 orders, 0 missing")
-    assert [row for row in table_rows(spark) if row[4] != SEP_15] == others
+def held_round(hold, writers) -> list:
+    """Start the writers' round on hold, wait until each write is held, release them together; each
+    writer's (exit code, lines)."""
+    hold.mkdir()
+    (hold / "start").touch()
+    wait_held(hold, len(writers), lambda: [err for err in (w.ended() for w in writers) if err is not None])
+    release(hold)
+    return [writer.round_result() for writer in writers]
 
 
 def log_actions(table) -> list:
@@ -120,11 +139,7 @@ def test_four_processes_three_tries_lose_no_run_and_leave_no_partial_day(septemb
     try:
         for hold, days in tries:
             spark.sql(f"DELETE FROM orders_daily WHERE order_date BETWEEN '{days[0]}' AND '{days[-1]}'")
-            hold.mkdir()
-            (hold / "start").touch()
-            wait_held(hold, 4, lambda: [err for err in (w.ended() for w in writers) if err is not None])
-            release(hold)
-            results = [writer.round_result() for writer in writers]
+            results = held_round(hold, writers)
             assert [code for code, _ in results] == [0] * 4, results
             assert all(loaded_after_retries(lines, day + dt.timedelta(days=1)) for (_, lines), day in zip(results, days))
             assert sum(len(lines) - 1 for _, lines in results) >= 3  # released together: 3 lost at least once
