@@ -40,18 +40,27 @@ SEP_15 = datetime.date(2026, 9, 15)
 
 
 # `make test` runs the suite on two pytest-xdist workers (one per core), each test file whole on one of
-# them (--dist loadfile), the files handed out in the order below (--no-loadscope-reorder): the longest
-# first, by their times in a one-worker run, so that no long file starts last and the two workers end
-# close together. test_pipeline_dag.py comes after test_pipeline.py has had time to end: both need
-# spark-pipelines' one local port (the pipeline_turn fixture), and the later one's worker would wait idle for it.
-# A file is named without its folder (tests/<domain>/); files not named here follow, in their usual order.
-LONGEST_FIRST = ["test_crash.py", "test_pipeline.py", "test_bucket_lake.py", "test_cluster_year.py",
-                 "test_many_writers.py", "test_model_check.py", "test_pipeline_dag.py", "test_airflow_e2e.py",
-                 "test_restore_day.py", "test_new_columns_after.py", "test_cluster.py", "test_spark_server.py",
-                 "test_parallel.py", "test_notebook.py", "test_upkeep.py", "test_make.py",
-                 "test_new_columns_commits.py", "test_new_column_writers.py", "test_backfill_commits.py",
-                 "test_readme.py", "test_command_lines.py", "test_spark_check.py", "test_late_clash.py",
-                 "test_bad_input.py", "test_idempotence.py", "test_load_and_check.py"]
+# them (--dist loadfile), the files handed out in the order below (--no-loadscope-reorder): every file,
+# longest first by its time in a two-worker run (2026-12-07), so that the last files handed out are the
+# shortest and the two workers end within seconds of each other (a worker takes its next file when two
+# of its tests are left: a long file near the end left one worker idle for 100 s). test_pipeline.py comes
+# second, out of its rank: it shares spark-pipelines' one local port with test_pipeline_dag.py (the
+# pipeline_turn fixture), which comes once it has had time to end, or one worker would wait idle for the port.
+# A file is named without its folder (tests/<domain>/); a file not named here follows, in its usual order.
+LONGEST_FIRST = ["test_crash.py", "test_pipeline.py", "test_model_check.py", "test_bucket_lake.py",
+                 "test_make.py", "test_pipeline_dag.py", "test_spark_server.py", "test_airflow_e2e.py",
+                 "test_notebook.py", "test_cluster.py", "test_many_writers.py", "test_spark_check.py",
+                 "test_cluster_year.py", "test_upkeep.py", "test_parallel.py", "test_day_truth.py",
+                 "test_backfill_commits.py", "test_one_job.py", "test_new_columns.py",
+                 "test_new_columns_commits.py", "test_new_columns_after.py", "test_bad_input.py",
+                 "test_new_column_writers.py", "test_command_lines.py", "test_idempotence.py",
+                 "test_pipeline_port.py", "test_restore_day.py", "test_load_and_check.py", "test_big_day.py",
+                 "test_table_name.py", "test_late_clash.py", "test_day_record.py", "test_faults.py",
+                 "test_readme.py", "test_reprocess.py", "test_storage.py", "test_backfill_progress.py",
+                 "test_usage.py", "test_gcs.py", "test_dag.py", "test_databricks_tasks.py",
+                 "test_pipeline_stop.py", "test_root.py", "test_log_store.py", "test_house.py",
+                 "test_pipeline_lock.py", "test_driver_jvm.py", "test_databricks_bundle.py", "test_make_days.py",
+                 "test_upkeep_dag.py", "test_upkeep_bundle.py", "test_mutants.py"]
 
 
 # The slow runs of the whole (Airflow, the Databricks bundle, a cluster, a bucket, pipelines) live in this

@@ -32,6 +32,7 @@ import pytest
 from conftest import wait_for  # noqa: F401 (test_pipeline_dag.py and bench_dag.py take it from here too)
 from shoptoolkit.dates import run_dates
 from shoptoolkit.engine.connect_server import free_port
+from suite_jit import server_env
 
 pytestmark = [
     pytest.mark.airflow,
@@ -92,12 +93,14 @@ class Shop:
                            dag_id, f"{kind}%")
         return {str(day)[:10]: (state, start) for day, state, start in rows}
 
-    def start(self, dag_id="shop_daily", warm=True):
+    def start(self, dag_id="shop_daily", warm=True, server_env=dict):
         """A warm Spark Connect server first (the tasks and this test's own commands run on it, as
-        docs/airflow.md shows), then Airflow with SHOP_SPARK_REMOTE pointing the DAG's tasks at it.
-        warm=False: Airflow alone (sdp_nightly's pipeline starts a Spark of its own)."""
+        docs/airflow.md shows), started with the variables server_env({}) gives, then Airflow with
+        SHOP_SPARK_REMOTE pointing the DAG's tasks at it. warm=False: Airflow alone (sdp_nightly's
+        pipeline starts a Spark of its own)."""
         if warm:
-            export = self.sh("python", "spark_server.py", "start").stdout.strip()
+            variables = [f"{key}={value}" for key, value in server_env({}).items()]
+            export = self.sh("env", *variables, "python", "spark_server.py", "start").stdout.strip()
             assert export.startswith("export SPARK_REMOTE='sc://localhost:"), export
             remote = export.split("=", 1)[1].strip("'")
             self.env.update({"SPARK_REMOTE": remote, "SHOP_SPARK_REMOTE": remote})
@@ -218,7 +221,7 @@ def shop(tmp_path_factory):
     """One Airflow for the file's tests: they load days that do not overlap (19..22 Sep and 1..14 Sep)."""
     shop = Shop(copy_project(tmp_path_factory.mktemp("e2e") / "shop"))
     try:
-        shop.start()
+        shop.start(server_env=server_env)  # the server's JVM as the suite's own sessions (support/suite_jit.py)
         yield shop
     finally:
         shop.stop()

@@ -37,6 +37,7 @@ from local_gcs import LocalGcs
 from local_s3 import BUCKET, LocalS3
 from relay import Proxy
 from script_server import ScriptServer
+from suite_jit import server_env
 
 pytestmark = pytest.mark.timeout(1200)
 
@@ -379,8 +380,8 @@ def test_the_warm_server_on_a_bucket_loads_and_checks_and_refuses_writers_at_onc
     (SPARK_REMOTE, no JVM) reach the day files through the storage layer and print the folder's lines.
     Writers at once need the store's probe, made through a JVM: refused in one line, nothing written."""
     assert run(on_bucket, tmp_path, "make_days.py")[0] == 0
-    started = subprocess.run([sys.executable, str(ROOT / "spark_server.py"), "start"], cwd=tmp_path, env=on_bucket,
-                             capture_output=True, text=True, timeout=600)
+    started = subprocess.run([sys.executable, str(ROOT / "spark_server.py"), "start"], cwd=tmp_path,
+                             env=server_env(on_bucket), capture_output=True, text=True, timeout=600)
     try:
         assert started.returncode == 0, started.stderr
         client = {**on_bucket, "SPARK_REMOTE": re.fullmatch(r"export SPARK_REMOTE='(.+)'\n", started.stdout)[1]}

@@ -19,6 +19,7 @@ import pytest
 
 from conftest import LATE_ORDER, ROOT, SEP_15, append_line, group_members, run_script
 from holding import ended_processes, release, wait_held
+from suite_jit import server_env
 from shoptoolkit.dates import day_loaded_by, run_dates
 from shoptoolkit.engine.connect_server import alive, answers
 from shoptoolkit.truth.day_compare import compare_day, file_ids
@@ -47,7 +48,7 @@ def start_server(folder) -> dict:
     an AssertionError with start's stderr when it failed."""
     shell = f'line=$({shlex.quote(sys.executable)} {ROOT / "spark_server.py"} start) || exit; ' \
             'printf "%s\\n" "$line"; eval "$line"; printf "%s\\n" "$SPARK_REMOTE"'
-    done = subprocess.run(["bash", "-c", shell], cwd=folder, env=client_env(), capture_output=True,
+    done = subprocess.run(["bash", "-c", shell], cwd=folder, env=server_env(client_env()), capture_output=True,
                           text=True, timeout=400)
     assert done.returncode == 0, done.stderr
     line, remote = done.stdout.splitlines()
