@@ -155,6 +155,7 @@ PEERS_VENV := .venv-peers
 PEERS_PY := $(PEERS_VENV)/bin/python
 bench-peers: $(PEERS_VENV)/.installed
 	$(PEERS_PY) bench/bench_peers.py
+	$(PEERS_PY) bench/bench_peers.py --what year
 
 $(PEERS_VENV)/.installed: requirements.txt requirements/peers.txt requirements/uv.txt
 	$(PEERS_PYTHON) -m venv $(PEERS_VENV)

@@ -1,8 +1,10 @@
 """The toolkit beside Spark with a data-quality library (issue 65): the million-order day loaded and checked
-by each, alternating in one warm session, then what each makes of that file with one bad last line.
+by each, alternating in one warm session, then what each makes of that file with one bad last line; or
+the year (365 files of 10,000 orders) loaded and checked in one commit by each.
 
-    make bench-peers                                  # builds .venv-peers (requirements/peers.txt), runs this
-    .venv-peers/bin/python bench/bench_peers.py       # about 4 minutes on 2 cores
+    make bench-peers                                  # builds .venv-peers (requirements/peers.txt), runs both
+    .venv-peers/bin/python bench/bench_peers.py       # the day, about 4 minutes on 2 cores
+    .venv-peers/bin/python bench/bench_peers.py --what year                   # the year, a session of its own
     .venv-peers/bin/python bench/bench_peers.py --tries 1 --orders 20000      # a quick look
 
 The ways: the toolkit's load_day + check_day; plain Spark (engine_refs.plain_day: the CSV read with the
@@ -10,12 +12,15 @@ table's schema, FAILFAST, replaceWhere of the day, a count); plain Spark with a 
 ids before the write; pandera (PySpark), Great Expectations 1.x and DQX, each with the toolkit's rules
 (peer_rules.py) on the file read as strings, then the same cast, replaceWhere and count. A way's figure
 is its best try after a warm-up, with the peak memory (VmHWM) of Python and of the driver's JVM over its
-tries (side_by_side.py). The references write root/plain/orders_daily, never the toolkit's table.
+tries (side_by_side.py). The references write root/plain/orders_daily, never the toolkit's table. For the
+year each way writes a new table: the toolkit's backfill of its run dates in one commit (every day checked
+after it), the others one replaceWhere of the year (peer_rules.read_strings' on_day gives each row its day).
 """
 import argparse
 import datetime as dt
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -25,20 +30,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_commits import YEAR, YEAR_RUNS, timed_backfill, write_big_days  # noqa: E402
 from bench_engine import BIG_RUN, top_line  # noqa: E402
 from bench_refused import LAST_LINES  # noqa: E402
 from bench_scale import BIG_DAY, BIG_ROWS, write_big_day  # noqa: E402
 from check_day import check_day  # noqa: E402
 from delta_session import delta_spark  # noqa: E402
-from engine_refs import plain_day, plain_read, plain_table, replaced  # noqa: E402
+from engine_refs import plain_day, plain_days_anew, plain_read, plain_table, replaced  # noqa: E402
 from load_day import load_day  # noqa: E402
 from make_days import make_days  # noqa: E402
 from peer_rules import CANNOT, PEERS, Refused, read_strings, typed  # noqa: E402
+from shoptoolkit.dates import run_dates  # noqa: E402
 from shoptoolkit.storage.project_paths import day_file, root_at, table_path  # noqa: E402
 from shoptoolkit.table_schema import PARTITION_COLUMN  # noqa: E402
+from shoptoolkit.till.day_frames import DAY_FILE_NAME  # noqa: E402
 from side_by_side import best, shown_mb, tries  # noqa: E402
 
 DAY_IS = f"{PARTITION_COLUMN} = DATE'{BIG_DAY}'"
+YEAR_IS = f"{PARTITION_COLUMN} >= DATE'{YEAR[0]}' AND {PARTITION_COLUMN} <= DATE'{YEAR[1]}'"
 
 
 def toolkit_way(spark) -> tuple:
@@ -49,30 +58,42 @@ def toolkit_way(spark) -> tuple:
     return time.perf_counter() - began, ""
 
 
-def plain_ids_way(spark) -> tuple:
+def toolkit_year(spark) -> tuple:
+    return timed_backfill(spark, *YEAR_RUNS, 0), ""
+
+
+def plain_ids_way(spark, days: list) -> tuple:
     """Plain Spark, and a groupBy count of the ids before the write: the least a user would add."""
     from pyspark.sql import functions as F
+    if len(days) > 1:
+        shutil.rmtree(plain_table(), ignore_errors=True)  # a new table, as for the toolkit's year
     began = time.perf_counter()
-    orders = plain_read(spark, [BIG_DAY]).withColumn(PARTITION_COLUMN, F.lit(BIG_DAY))
+    day = F.lit(BIG_DAY) if len(days) == 1 else F.to_date(F.regexp_extract(F.input_file_name(), DAY_FILE_NAME, 1))
+    orders = plain_read(spark, days).withColumn(PARTITION_COLUMN, day)
     twice = orders.groupBy("order_id").count().where("count > 1").first()
     if twice:
         raise Refused(f"order_id {twice['order_id']} appears {twice['count']} times")
-    return replaced(spark, orders, DAY_IS, began)
+    return replaced(spark, orders, DAY_IS if len(days) == 1 else YEAR_IS, began)
 
 
-def peer_way(spark, peer: str) -> tuple:
+def peer_way(spark, peer: str, days: list) -> tuple:
+    if len(days) > 1:
+        shutil.rmtree(plain_table(), ignore_errors=True)
+    day = BIG_DAY if len(days) == 1 else None
     began = time.perf_counter()
-    frame = read_strings(spark, BIG_DAY)
+    frame = read_strings(spark, days)
     try:
-        return replaced(spark, typed(PEERS[peer](spark, frame, BIG_DAY), BIG_DAY), DAY_IS, began)
+        return replaced(spark, typed(PEERS[peer](spark, frame, day), day), DAY_IS if day else YEAR_IS, began)
     finally:  # GX persists the frame it checks: the next way's read of the same file must not find it cached
         frame.unpersist()
 
 
-def ways(spark) -> dict:
-    return {"toolkit": partial(toolkit_way, spark), "plain Spark": partial(plain_day, spark, BIG_DAY),
-            "plain Spark + id groupBy": partial(plain_ids_way, spark),
-            **{peer: partial(peer_way, spark, peer) for peer in PEERS}}
+def ways(spark, what: str) -> dict:
+    days = [BIG_DAY] if what == "day" else list(run_dates(*YEAR))
+    toolkit = partial(toolkit_way if what == "day" else toolkit_year, spark)
+    plain = partial(plain_day, spark, BIG_DAY) if what == "day" else partial(plain_days_anew, spark, *YEAR)
+    return {"toolkit": toolkit, "plain Spark": plain, "plain Spark + id groupBy": partial(plain_ids_way, spark, days),
+            **{peer: partial(peer_way, spark, peer, days) for peer in PEERS}}
 
 
 def version(spark, name: str) -> int:
@@ -114,42 +135,49 @@ def bad_files(spark, found: dict, orders: int) -> dict:
 def table(found: dict, verdicts: dict) -> list:
     plain = best(found, "plain Spark")
     memory = "peak Python, JVM (the JVM's grows all session)"
-    lines = [f"| way | best (tries) | to plain Spark | {memory} | {' | '.join(LAST_LINES)} |",
-             "|---|---|---|---|" + "---|" * len(LAST_LINES)]
+    bad = [bad for bad in LAST_LINES if verdicts]
+    lines = [f"| way | best (tries) | to plain Spark | {memory} |" + "".join(f" {line} |" for line in bad),
+             "|---|---|---|---|" + "---|" * len(bad)]
     for name, measured in found.items():
         seconds = ", ".join(f"{s:.1f}" for s, _, _ in measured)
         python, jvm = max(mb for _, mb, _ in measured), max((mb or 0) for _, _, mb in measured)
         lines.append(f"| {name} | {best(found, name):.1f} s ({seconds}) | {best(found, name) / plain:.2f}x | "
-                     f"{shown_mb(python)}, {shown_mb(jvm)} | "
-                     + " | ".join(verdicts[name, bad] for bad in LAST_LINES) + " |")
+                     f"{shown_mb(python)}, {shown_mb(jvm)} |" + "".join(f" {verdicts[name, line]} |" for line in bad))
     return lines + [f"no peer can say: {CANNOT}"]
 
 
-def run(orders: int, rounds: int) -> None:
+def run(what: str, orders: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder, root_at(folder):
         make_days()
-        write_big_day(BIG_DAY, orders)  # before the session, as load_day.py finds it (the full JIT)
-        spark = delta_spark("bench_peers", commits=1, days=[BIG_DAY])
-        load_day(spark, "2026-09-02")  # a table holding a small day, as bench_engine.py's big day
-        plain_day(spark, dt.date(2026, 9, 1))
-        every = ways(spark)
+        if what == "day":
+            write_big_day(BIG_DAY, orders)  # before the session, as load_day.py finds it (the full JIT)
+            spark = delta_spark("bench_peers", commits=1, days=[BIG_DAY])
+            load_day(spark, "2026-09-02")  # a table holding a small day, as bench_engine.py's big day
+            plain_day(spark, dt.date(2026, 9, 1))
+        else:
+            write_big_days()
+            spark = delta_spark("bench_peers", commits=1, days=list(run_dates(*YEAR)))
+        every = ways(spark, what)
         print("warm-up:", flush=True)
         tries(every, 1)
         print(f"timed, {rounds} rounds:", flush=True)
         found = tries(every, rounds)
-        print("bad last lines:", flush=True)
-        print("\n".join(table(found, bad_files(spark, every, orders))), flush=True)
+        if what == "day":
+            print("bad last lines:", flush=True)
+        print("\n".join(table(found, bad_files(spark, every, orders) if what == "day" else {})), flush=True)
         spark.stop()
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--what", choices=["day", "year"], default="day", help="the million-order day, or the year")
     parser.add_argument("--orders", type=int, default=BIG_ROWS, help="the day's orders (default 1,000,000)")
     parser.add_argument("--tries", type=int, default=3, help="timed tries a way, after one warm-up try")
     args = parser.parse_args(argv)
-    print(f"== peers, {args.orders:,} orders: {top_line()}", flush=True)
+    print(f"== peers, the {args.what}{f' of {args.orders:,} orders' if args.what == 'day' else ''}: {top_line()}",
+          flush=True)
     began = time.perf_counter()
-    run(args.orders, args.tries)
+    run(args.what, args.orders, args.tries)
     loads = ", ".join(f"{load:.2f}" for load in os.getloadavg())
     print(f"== {time.perf_counter() - began:.0f} s in all; load average after {loads}", flush=True)
     return 0
