@@ -7,9 +7,11 @@ write one table, and the held write of a big day's one-job load.
 java/shoptoolkit/ (beside this file) holds them, each saying why it exists: AtomicLocalLogStore.java (on a
 local disk, Delta's default store for file: paths can let two processes commit the same table version,
 the second one replacing the first), HeldWrite.java (a write whose commit waits for the days' facts,
-shoptoolkit/writing/held_write.py) and DayFacts.java (those facts, counted by the write's own tasks). javac compiles them against Delta's JARs (in Spark's Ivy cache once Spark has
-started with Delta) and Spark's (in pyspark's jars/); the JAR is kept beside the class archive, and
-every session the toolkit starts (scripts, the Connect server, a cluster's driver) uses it from then on.
+shoptoolkit/writing/held_write.py), DayFacts.java (those facts, counted by the write's own tasks) and
+CommonLine.java (a till's common line found and typed in one pass, for that write). javac compiles them
+against Delta's JARs (in Spark's Ivy cache once Spark has started with Delta) and Spark's (in pyspark's
+jars/); the JAR is kept beside the class archive, and every session the toolkit starts (scripts, the
+Connect server, a cluster's driver) uses it from then on.
 """
 import argparse
 import importlib.util

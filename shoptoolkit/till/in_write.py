@@ -19,7 +19,7 @@ from shoptoolkit.till.in_python import decoded_lines, new_columns, numbered_rows
 from shoptoolkit.till.line_rules import column_types, read_header
 from shoptoolkit.till.line_scan import checked_lines
 from shoptoolkit.till.new_columns import current
-from shoptoolkit.till.rules_sql import line_values
+from shoptoolkit.till.rules_sql import java_common_line, line_values
 
 REFUSED = "shop-toolkit: the day's file has a refused line"  # the job's error when it meets one
 
@@ -47,10 +47,12 @@ def file_rows(spark, paths: list, columns: list, header: bytes):
     (a line of a file's first split that is the header's bytes, to be counted), from a plan that fails its
     job at the first line the Spark check refuses and at an order it cannot read as the table's types
     (which the two-pass load may still read); its new columns (the table's, or added by the load) as
-    read_orders takes them."""
+    read_orders takes them. The till's own columns in its order: a common line is found and typed in one
+    pass (rules_sql.java_common_line)."""
     from pyspark.sql import functions as F
-    lines, types = checked_lines(spark, paths, columns, header), column_types(columns)
-    values = line_values(F.col("order_id"), columns, types)
+    found, types = java_common_line(spark, columns), column_types(columns)
+    lines = checked_lines(spark, paths, columns, header, found=found)
+    values = line_values(F.col("order_id"), columns, types, F.col("found") if found is not None else None)
     unread = F.col("order_id").isNotNull() & (values["customer_id"].isNull() | values["amount"].isNull()
                                              | values["ordered_at"].isNull())
     bad = F.col("refused") | F.col("opens") | unread

@@ -13,6 +13,7 @@ import functools
 import sys
 
 from shoptoolkit.row_values import spark_pairs_text, spark_row_hash
+from shoptoolkit.table_schema import COLUMNS
 from shoptoolkit.till.csv_sql import nth_field, without_crs
 from shoptoolkit.till.line_rules import RULES
 
@@ -123,20 +124,38 @@ def order_id(fields, places: dict):
     return F.when(digits.rlike(r"\A[0-9]+\z"), digits).otherwise(F.translate(digits, *other_digits())).cast("bigint")
 
 
-def line_values(found_id, columns: list, types: dict = None) -> dict:
+def line_values(found_id, columns: list, types: dict = None, found=None) -> dict:
     """An accepted line's order as the table holds it, {column: value}: its fields (a common line's split at
     its commas), its amount as DECIMAL(12,2), its time read as UTC (an explicit Z, whatever the session's
     zone: the rules let only YYYY-MM-DDTHH:MM:SS through, which the cast reads); a value Spark cannot read
-    so (digits outside ASCII) is null. types: {name: type} of the new columns given with theirs (typed_value)."""
+    so (digits outside ASCII) is null. types: {name: type} of the new columns given with theirs (typed_value).
+    found: a common line's values already typed (java_common_line's struct), taken instead of its fields."""
     from pyspark.sql import functions as F
     fields = F.when(F.col("common"), F.split(without_crs(F.col("text")), ",", -1)).otherwise(F.col("fields"))
 
     def value(name):
         return F.element_at(fields, columns.index(name) + 1)
-    return {"order_id": found_id, "customer_id": value("customer_id"),
-            "amount": value("amount").try_cast("decimal(12,2)"),
-            "ordered_at": F.concat(value("ordered_at"), F.lit("Z")).try_cast("timestamp"),
-            **{name: typed_value(value(name), kind) for name, kind in (types or {}).items()}}
+    values = {"order_id": found_id, "customer_id": value("customer_id"),
+              "amount": value("amount").try_cast("decimal(12,2)"),
+              "ordered_at": F.concat(value("ordered_at"), F.lit("Z")).try_cast("timestamp"),
+              **{name: typed_value(value(name), kind) for name, kind in (types or {}).items()}}
+    if found is not None:
+        typed = {"customer_id": found.customer_id, "amount": found.amount,
+                 "ordered_at": F.timestamp_micros(found.micros)}
+        values.update({name: F.when(F.col("common"), value).otherwise(values[name]) for name, value in typed.items()})
+    return values
+
+
+def java_common_line(spark, columns: list):
+    """CommonLine.java's struct of a line (from its raw bytes and day): common_order, common_id and
+    line_values' values in one pass, null for a line that is not a common one; registered in spark's
+    session. None where it does not apply: columns not the till's own in its order (a file with a new column,
+    or another order, takes common_order's way)."""
+    from pyspark.sql import functions as F
+    if tuple(columns) != COLUMNS:
+        return None
+    spark._jvm.shoptoolkit.CommonLine.register(spark._jsparkSession)
+    return F.call_function("shop_common_line", F.col("raw"), F.col("day"))
 
 
 def typed_value(text, kind: str):

@@ -10,6 +10,7 @@ import datetime as dt
 import hashlib
 import io
 import json
+import random
 import re
 from contextlib import redirect_stdout
 from decimal import Decimal
@@ -144,6 +145,63 @@ def test_the_common_line_pattern_takes_no_line_the_rules_refuse(spark, tmp_path,
     lines = spark.createDataFrame([(line,) for line in valid + NOT_COMMON], "text STRING")
     found = [row[0] for row in lines.select(common_order(F.col("text"), list(COLUMNS), F.lit(str(SEP_15)))).collect()]
     assert found == [True] * len(valid) + [False] * len(NOT_COMMON)
+
+
+def odd_lines(day: str, count: int) -> list:
+    """(text, day) pairs for the Java common line: each form's edges, dates of every kind, then orders of
+    random widths with one or two random edits (seeded)."""
+    edges = ["1,C,0,{d}T00:00:00", "123456789012345678,C,1,{d}T23:59:59", "1234567890123456789,C,1,{d}T23:59:59",
+             "1," + " " * 64 + "x,1,{d}T00:00:00", "1," + " " * 65 + "x,1,{d}T00:00:00", "1,   ,1,{d}T00:00:00",
+             "1,x" + "y" * 1000 + ",1,{d}T00:00:00", "1,x" + "y" * 1001 + ",1,{d}T00:00:00", "1,x ,1,{d}T00:00:00",
+             "1,C,1234567890.12,{d}T01:02:03", "1,C,12345678901,{d}T01:02:03", "1,C,1.5,{d}T01:02:03",
+             "1,C,1.,{d}T01:02:03", "1,C,.5,{d}T01:02:03", "1,C,1.123,{d}T01:02:03", "1,C,007.07,{d}T01:02:03",
+             "1,C,1,{d}T24:00:00", "1,C,1,{d}T19:60:00", "1,C,1,{d}T19:00:60", "1,C,1,{d}T09:59:59\r",
+             "1,C,1,{d}T09:59:59\r\r", "1,C,1,{d}T09:59:59 ", "1,C,1,{d} 09:59:59", "1,C,1,{d}T09:59:59Z",
+             "1,C,1,{d}T09:59", "1,C,1,{d}T09:59:59,", "1,C,1,1,{d}T09:59:59", "1,C\r,1,{d}T09:59:59",
+             "1,\u00e9,1,{d}T09:59:59", "1,C\x7f,1,{d}T09:59:59", '1,"C",1,{d}T09:59:59', "1,~!#+-/,1,{d}T00:00:00",
+             "-1,C,1,{d}T00:00:00", "+1,C,1,{d}T00:00:00", "1,C,-1,{d}T00:00:00", "\u0661,C,1,{d}T00:00:00",
+             HEADER, "", "\r", ",,,", *NOT_COMMON]
+    lines = [(edge.replace("{d}", day), day) for edge in edges]
+    lines += [(f"1,C,1,{other}T12:00:00", other) for other in (
+        "2024-02-29", "2025-02-29", "2000-02-29", "1900-02-29", "0001-01-01", "9999-12-31", "2026-13-01",
+        "2026-00-10", "2026-04-31", "2026-04-00", "1969-12-31")]
+    lines += [(f"1,C,1,{day}T12:00:00", "2026-09-16"), (f"1,C,1,{day}T12:00:00", day[:-1])]
+    rng, noise = random.Random(65), "0123456789 ,.-:T\r\"\x7f\u00e9\x00Zx"
+    for _ in range(count):
+        text = (f"{rng.randrange(10 ** rng.randint(1, 19))},{' ' * rng.choice([0, 0, 1, 64])}C{rng.randrange(99)},"
+                f"{rng.randrange(10 ** rng.randint(1, 11))}{rng.choice(['', '.5', '.05', '.'])},{day}T"
+                f"{rng.randrange(25):02d}:{rng.randrange(61):02d}:{rng.randrange(61):02d}{rng.choice(['', '', chr(13)])}")
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            at = rng.randrange(len(text) + 1)
+            text = text[:at] + rng.choice(["", rng.choice(noise)]) + text[at + rng.randint(0, 1):]
+        lines.append((text, day))
+    return lines
+
+
+def test_the_java_common_line_takes_the_lines_the_pattern_takes_with_the_same_values(spark):
+    """rules_sql.java_common_line (CommonLine.java), which the one job uses for the till's own columns: the
+    lines it finds common are the ones common_order finds, and its values are line_values' of them."""
+    from pyspark.sql import functions as F
+    from shoptoolkit.till.rules_sql import common_id, common_order, java_common_line, line_values
+    columns = list(COLUMNS)
+    found = java_common_line(spark, columns)
+    assert java_common_line(spark, ["customer_id", "order_id", "amount", "ordered_at"]) is None  # another order
+    lines = (spark.createDataFrame(odd_lines(str(SEP_15), 3000), "text STRING, day STRING")
+             .select("*", F.col("text").cast("binary").alias("raw"), F.lit(None).cast("array<string>").alias("fields"),
+                     common_order(F.col("text"), columns, F.col("day")).alias("common"))
+             .withColumn("found", found))
+    pattern = line_values(common_id(F.col("text"), columns), columns)
+    java = {**line_values(F.col("found.order_id"), columns, found=F.col("found")), "order_id": F.col("found.order_id")}
+    same = F.when(F.col("common"), F.array(*(pattern[name].eqNullSafe(java[name]) for name in COLUMNS)))
+    rows = lines.select("text", "day", "common", F.col("found").isNotNull().alias("java"), same.alias("same")).collect()
+    assert [(row.text, row.day) for row in rows if row.common != row.java or row.same not in (None, [True] * 4)] == []
+    common = [row for row in rows if row.common]
+    assert 1000 < len(common) < len(rows) - 1000  # both kinds, many of each
+    assert {row.text for row in common} >= {"1,C,1,2026-09-15T09:59:59\r", "1," + " " * 64 + "x,1,2026-09-15T00:00:00"}
+    # A common line whose date is no real one has no time, as the cast gives none: the load refuses it.
+    at = line_values(F.col("found.order_id"), columns, found=F.col("found"))["ordered_at"]
+    assert sorted(row.day for row in lines.where(F.col("common") & at.isNull()).select("day").collect()) == [
+        "1900-02-29", "2025-02-29", "2026-00-10", "2026-04-00", "2026-04-31", "2026-13-01"]
 
 
 def test_a_big_valid_day_loads_checks_ok_and_keeps_its_files_sha256(september, spark, in_spark, capsys):
