@@ -129,9 +129,12 @@ def line_values(found_id, columns: list, types: dict = None, found=None) -> dict
     its commas), its amount as DECIMAL(12,2), its time read as UTC (an explicit Z, whatever the session's
     zone: the rules let only YYYY-MM-DDTHH:MM:SS through, which the cast reads); a value Spark cannot read
     so (digits outside ASCII) is null. types: {name: type} of the new columns given with theirs (typed_value).
-    found: a common line's values already typed (java_common_line's struct), taken instead of its fields."""
+    found: a common line's values already typed (java_common_line's struct), taken instead of its fields;
+    the fields then are a rare line's alone (with a common line's split left beside them, the one job was
+    slower than the pattern's way: docs/benchmarks.md)."""
     from pyspark.sql import functions as F
-    fields = F.when(F.col("common"), F.split(without_crs(F.col("text")), ",", -1)).otherwise(F.col("fields"))
+    fields = (F.col("fields") if found is not None
+              else F.when(F.col("common"), F.split(without_crs(F.col("text")), ",", -1)).otherwise(F.col("fields")))
 
     def value(name):
         return F.element_at(fields, columns.index(name) + 1)
@@ -150,11 +153,13 @@ def java_common_line(spark, columns: list):
     """CommonLine.java's struct of a line (from its raw bytes and day): common_order, common_id and
     line_values' values in one pass, null for a line that is not a common one; registered in spark's
     session. None where it does not apply: columns not the till's own in its order (a file with a new column,
-    or another order, takes common_order's way)."""
+    or another order), or a JAR of the toolkit built before CommonLine.java; common_order's way then."""
+    from py4j.java_gateway import JavaClass
     from pyspark.sql import functions as F
-    if tuple(columns) != COLUMNS:
+    found = spark._jvm.shoptoolkit.CommonLine
+    if tuple(columns) != COLUMNS or not isinstance(found, JavaClass):
         return None
-    spark._jvm.shoptoolkit.CommonLine.register(spark._jsparkSession)
+    found.register(spark._jsparkSession)
     return F.call_function("shop_common_line", F.col("raw"), F.col("day"))
 
 
