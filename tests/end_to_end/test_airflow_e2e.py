@@ -93,13 +93,13 @@ class Shop:
                            dag_id, f"{kind}%")
         return {str(day)[:10]: (state, start) for day, state, start in rows}
 
-    def start(self, dag_id="shop_daily", warm=True, server_env=dict):
+    def start(self, dag_id="shop_daily", warm=True, server_variables: dict = None):
         """A warm Spark Connect server first (the tasks and this test's own commands run on it, as
-        docs/airflow.md shows), started with the variables server_env({}) gives, then Airflow with
+        docs/airflow.md shows), started with server_variables in its environment, then Airflow with
         SHOP_SPARK_REMOTE pointing the DAG's tasks at it. warm=False: Airflow alone (sdp_nightly's
         pipeline starts a Spark of its own)."""
         if warm:
-            variables = [f"{key}={value}" for key, value in server_env({}).items()]
+            variables = [f"{key}={value}" for key, value in (server_variables or {}).items()]
             export = self.sh("env", *variables, "python", "spark_server.py", "start").stdout.strip()
             assert export.startswith("export SPARK_REMOTE='sc://localhost:"), export
             remote = export.split("=", 1)[1].strip("'")
@@ -221,7 +221,7 @@ def shop(tmp_path_factory):
     """One Airflow for the file's tests: they load days that do not overlap (19..22 Sep and 1..14 Sep)."""
     shop = Shop(copy_project(tmp_path_factory.mktemp("e2e") / "shop"))
     try:
-        shop.start(server_env=server_env)  # the server's JVM as the suite's own sessions (support/suite_jit.py)
+        shop.start(server_variables=server_env({}))  # its JVM as the suite's own (support/suite_jit.py)
         yield shop
     finally:
         shop.stop()

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import pytest
 
 from conftest import LATE_ORDER, ROOT, SEP_15, root_at
-from holding import RoundWriter, release, wait_held
+from holding import RoundWriter, release, start_round, wait_held
 from local_gcs import LocalGcs
 from local_s3 import BUCKET, LocalS3
 from relay import Proxy
@@ -268,9 +268,7 @@ def test_writers_held_together_across_a_new_column_on_a_bucket_land_each_with_it
     try:
         for (hold, run_date, other), conflict in zip(rounds, ("DELTA_CONCURRENT_APPEND.WITHOUT_HINT",
                                                               "DELTA_METADATA_CHANGED")):
-            hold.mkdir()
-            (hold / "start").touch()
-            wait_held(hold, 1, lambda: [writer.ended()] if writer.ended() is not None else [])
+            start_round(hold, [writer])
             code, lines, err = serve(served, on_bucket, tmp_path, *other)
             assert (code, err) == (0, ""), lines
             release(hold)

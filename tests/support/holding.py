@@ -144,6 +144,14 @@ class RoundWriter:
         return self.process.stderr.read() if self.process.poll() is not None else None
 
 
+def start_round(hold: Path, writers) -> None:
+    """Start the round of RoundWriters on hold (their hold folder, its start file) and wait until each
+    one's write is held; a writer that ended meanwhile fails the wait with its stderr."""
+    hold.mkdir()
+    (hold / "start").touch()
+    wait_held(hold, len(writers), lambda: [err for err in (writer.ended() for writer in writers) if err is not None])
+
+
 def newest_version(table: Path) -> int:
     """The table's newest commit, from its log's file names (-1 when it has none)."""
     return max((int(path.stem) for path in (table / "_delta_log").glob("*.json") if path.stem.isdigit()), default=-1)

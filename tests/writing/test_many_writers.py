@@ -15,7 +15,7 @@ from check_month import check_month
 from shoptoolkit.dates import day_loaded_by
 from shoptoolkit.till.in_python import read_day_file, read_orders
 from conftest import LATE_ORDER, ROOT, SEP_15, append_line, table_rows, table_version
-from holding import RoundWriter, ended_processes, release, wait_held
+from holding import RoundWriter, ended_processes, release, start_round, wait_held
 from load_day import load_day
 
 pytestmark = pytest.mark.timeout(1200)  # writer processes, each a JVM: over 2 minutes for the longest in CI
@@ -97,9 +97,7 @@ def test_two_processes_for_different_days_then_for_the_same_day_both_succeed_eac
 def held_round(hold, writers) -> list:
     """Start the writers' round on hold, wait until each write is held, release them together; each
     writer's (exit code, lines)."""
-    hold.mkdir()
-    (hold / "start").touch()
-    wait_held(hold, len(writers), lambda: [err for err in (w.ended() for w in writers) if err is not None])
+    start_round(hold, writers)
     release(hold)
     return [writer.round_result() for writer in writers]
 
