@@ -15,7 +15,7 @@ from shoptoolkit.storage.project_paths import day_file
 from shoptoolkit.till.csv_sql import line_kind
 from shoptoolkit.till.day_frames import split_lines, split_size, splits_of
 from shoptoolkit.till.line_rules import column_types, rules_for
-from shoptoolkit.till.rules_sql import common_id, common_order, line_hash, order_id, refused_order
+from shoptoolkit.till.rules_sql import common_test, line_hash, order_id, refused_order
 
 
 @dataclass
@@ -64,19 +64,14 @@ class Scan:
 
 def checked_lines(spark, paths, columns, header: bytes = None, digest: bool = True, found=None):
     """split_lines of files whose header names columns (in that order) and is header (its bytes), each line
-    with text, common and fields (rules_sql's), refused (check_row, csv or UTF-8 refuses it), opens (a quoted
-    field goes on past its end), order_id and row_hash (of an order the line check accepts); a line of the
-    first split that is the header's bytes is is_header and none of these (see repeated_header). found:
-    rules_sql.java_common_line's struct, kept as found, which then says which lines are common, and their ids."""
+    with text, common and fields (rules_sql's; found: java_common_line's struct, or null), refused (check_row,
+    csv or UTF-8 refuses it), opens (a quoted field goes on past its end), order_id and row_hash (of an order
+    the line check accepts); a line of the first split that is the header's bytes is is_header, none of these."""
     from pyspark.sql import functions as F
     places, types = {name: F.lit(columns.index(name) + 1) for name in columns}, column_types(columns)
     kind, fields, controls = line_kind(F.col("text"), F.lit(False))  # an open last line: see file_verdict
-    rare = ~F.col("common")  # every rule for a line that is not a common one only
-    lines = split_lines(spark, paths)
-    if found is not None:
-        lines = lines.withColumn("found", found)
-    common = common_order(F.col("text"), columns, F.col("day")) if found is None else F.col("found").isNotNull()
-    lines = (lines
+    rare, (common, line_id) = ~F.col("common"), common_test(columns, found)  # every rule for a rare line only
+    lines = (split_lines(spark, paths).withColumn("found", F.lit(None) if found is None else found)
              .select("*", common.alias("common"),
                      ((F.col("block") == 0) & (F.col("raw") == F.lit(bytearray(header))) if header is not None
                       else F.lit(False)).alias("is_header"))
@@ -87,11 +82,9 @@ def checked_lines(spark, paths, columns, header: bytes = None, digest: bool = Tr
     data, kind, utf8 = ~F.col("is_header"), F.col("kind"), F.col("utf8")
     refused = data & rare & (~utf8 | (kind == "error") | ((kind == "order") & F.col("bad")))
     accepted = data & (F.col("common") | (utf8 & (kind == "order") & ~F.col("bad")))
-    common_line_id = common_id(F.col("text"), columns) if found is None else F.col("found.order_id")
-    found_id = F.when(F.col("common"), common_line_id).otherwise(order_id(F.col("fields"), places))
-    kept = ["day", "block", "at", "raw", "text", "common", "fields", *(["found"] if found is not None else []), "is_header"]
-    return (lines.select(*kept, refused.alias("refused"), (data & rare & utf8 & (kind == "open")).alias("opens"),
-                         F.when(accepted, found_id).alias("order_id"))
+    found_id = F.when(F.col("common"), line_id).otherwise(order_id(F.col("fields"), places))
+    return (lines.select("day", "block", "at", "raw", "text", "common", "fields", "found", "is_header", refused.alias("refused"),
+                         (data & rare & utf8 & (kind == "open")).alias("opens"), F.when(accepted, found_id).alias("order_id"))
             .withColumn("row_hash", F.when(F.col("order_id").isNotNull() & F.lit(digest),
                                            line_hash(F.col("order_id"), columns, types))))
 

@@ -69,6 +69,15 @@ def common_id(text, columns: list):
     return nth_field(without_crs(text), columns.index("order_id") + 1).cast("bigint")
 
 
+def common_test(columns: list, found=None) -> tuple:
+    """(whether a line is a common one, its id): common_order's and common_id's, or (found, java_common_line's
+    struct of the line) found's."""
+    from pyspark.sql import functions as F
+    if found is None:
+        return common_order(F.col("text"), columns, F.col("day")), common_id(F.col("text"), columns)
+    return F.col("found").isNotNull(), F.col("found.order_id")
+
+
 def refused_order(fields, controls, places: dict, day, rules=RULES):
     """Whether check_row refuses the order in fields (a record): its width (a place a column), a control
     character (controls: line_kind's), then every rule of rules (line_rules.RULES and a new column's
