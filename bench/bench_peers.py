@@ -20,7 +20,6 @@ import argparse
 import datetime as dt
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -36,18 +35,15 @@ from bench_refused import LAST_LINES  # noqa: E402
 from bench_scale import BIG_DAY, BIG_ROWS, write_big_day  # noqa: E402
 from check_day import check_day  # noqa: E402
 from delta_session import delta_spark  # noqa: E402
-from engine_refs import plain_day, plain_days_anew, plain_read, plain_table, replaced  # noqa: E402
+from engine_refs import (clear_plain_table, days_predicate, plain_day, plain_days_anew, plain_orders,  # noqa: E402
+                         plain_table, replaced)
 from load_day import load_day  # noqa: E402
 from make_days import make_days  # noqa: E402
 from peer_rules import CANNOT, PEERS, Refused, read_strings, typed  # noqa: E402
 from shoptoolkit.dates import run_dates  # noqa: E402
 from shoptoolkit.storage.project_paths import day_file, root_at, table_path  # noqa: E402
-from shoptoolkit.table_schema import PARTITION_COLUMN  # noqa: E402
-from shoptoolkit.till.day_frames import DAY_FILE_NAME  # noqa: E402
 from side_by_side import best, shown_mb, tries  # noqa: E402
 
-DAY_IS = f"{PARTITION_COLUMN} = DATE'{BIG_DAY}'"
-YEAR_IS = f"{PARTITION_COLUMN} >= DATE'{YEAR[0]}' AND {PARTITION_COLUMN} <= DATE'{YEAR[1]}'"
 
 
 def toolkit_way(spark) -> tuple:
@@ -64,26 +60,24 @@ def toolkit_year(spark) -> tuple:
 
 def plain_ids_way(spark, days: list) -> tuple:
     """Plain Spark, and a groupBy count of the ids before the write: the least a user would add."""
-    from pyspark.sql import functions as F
     if len(days) > 1:
-        shutil.rmtree(plain_table(), ignore_errors=True)  # a new table, as for the toolkit's year
+        clear_plain_table()  # a new table, as for the toolkit's year
     began = time.perf_counter()
-    day = F.lit(BIG_DAY) if len(days) == 1 else F.to_date(F.regexp_extract(F.input_file_name(), DAY_FILE_NAME, 1))
-    orders = plain_read(spark, days).withColumn(PARTITION_COLUMN, day)
+    orders = plain_orders(spark, days)
     twice = orders.groupBy("order_id").count().where("count > 1").first()
     if twice:
         raise Refused(f"order_id {twice['order_id']} appears {twice['count']} times")
-    return replaced(spark, orders, DAY_IS if len(days) == 1 else YEAR_IS, began)
+    return replaced(spark, orders, days_predicate(days), began)
 
 
 def peer_way(spark, peer: str, days: list) -> tuple:
     if len(days) > 1:
-        shutil.rmtree(plain_table(), ignore_errors=True)
+        clear_plain_table()
     day = BIG_DAY if len(days) == 1 else None
     began = time.perf_counter()
     frame = read_strings(spark, days)
     try:
-        return replaced(spark, typed(PEERS[peer](spark, frame, day), day), DAY_IS if day else YEAR_IS, began)
+        return replaced(spark, typed(PEERS[peer](spark, frame, day), day), days_predicate(days), began)
     finally:  # GX persists the frame it checks: the next way's read of the same file must not find it cached
         frame.unpersist()
 

@@ -30,27 +30,41 @@ def replaced(spark, orders, predicate: str, began: float) -> tuple:
     return time.perf_counter() - began, f" ({rows:,} rows in the table)"
 
 
+def plain_orders(spark, days: list):
+    """plain_read of days, each row with its day: one day's as a DATE literal, several days' from each file's name."""
+    from pyspark.sql import functions as F
+    day = F.lit(days[0]) if len(days) == 1 else F.to_date(F.regexp_extract(F.input_file_name(), DAY_FILE_NAME, 1))
+    return plain_read(spark, days).withColumn(PARTITION_COLUMN, day)
+
+
+def days_predicate(days: list) -> str:
+    """The replaceWhere of days (in order): the one day, or the first to the last."""
+    if len(days) == 1:
+        return f"{PARTITION_COLUMN} = DATE'{days[0]}'"
+    return f"{PARTITION_COLUMN} >= DATE'{days[0]}' AND {PARTITION_COLUMN} <= DATE'{days[-1]}'"
+
+
+def clear_plain_table() -> None:
+    """No plain Spark table: the next write makes a new one."""
+    shutil.rmtree(plain_table(), ignore_errors=True)
+
+
 def plain_day(spark, day) -> tuple:
     """Plain Spark's minimal load of one day: its file with the day as a DATE literal, replaceWhere."""
-    from pyspark.sql import functions as F
     began = time.perf_counter()
-    orders = plain_read(spark, [day]).withColumn(PARTITION_COLUMN, F.lit(day))
-    return replaced(spark, orders, f"{PARTITION_COLUMN} = DATE'{day}'", began)
+    return replaced(spark, plain_orders(spark, [day]), days_predicate([day]), began)
 
 
 def plain_days(spark, first, last) -> tuple:
     """Plain Spark's load of the days first to last in one commit, each row's day from its file's name."""
-    from pyspark.sql import functions as F
     began = time.perf_counter()
-    day = F.to_date(F.regexp_extract(F.input_file_name(), DAY_FILE_NAME, 1))
-    orders = plain_read(spark, run_dates(first, last)).withColumn(PARTITION_COLUMN, day)
-    return replaced(spark, orders, f"{PARTITION_COLUMN} >= DATE'{first}' AND {PARTITION_COLUMN} <= DATE'{last}'",
-                    began)
+    days = list(run_dates(first, last))
+    return replaced(spark, plain_orders(spark, days), days_predicate(days), began)
 
 
 def plain_days_anew(spark, first, last) -> tuple:
     """plain_days into an empty table, as bench_commits.timed_backfill gives the toolkit."""
-    shutil.rmtree(plain_table(), ignore_errors=True)
+    clear_plain_table()
     return plain_days(spark, first, last)
 
 

@@ -191,7 +191,7 @@ def test_the_java_common_line_takes_the_lines_the_pattern_takes_with_the_same_va
                      common_order(F.col("text"), columns, F.col("day")).alias("common"))
              .withColumn("found", found))
     pattern = line_values(common_id(F.col("text"), columns), columns)
-    java = {**line_values(F.col("found.order_id"), columns, found=F.col("found")), "order_id": F.col("found.order_id")}
+    java = line_values(F.col("found.order_id"), columns, found=F.col("found"))
     same = F.when(F.col("common"), F.array(*(pattern[name].eqNullSafe(java[name]) for name in COLUMNS)))
     rows = lines.select("text", "day", "common", F.col("found").isNotNull().alias("java"), same.alias("same")).collect()
     assert [(row.text, row.day) for row in rows if row.common != row.java or row.same not in (None, [True] * 4)] == []
